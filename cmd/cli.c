@@ -1,0 +1,75 @@
+/* Shared command-line plumbing for the heapfmt programs. */
+#define _POSIX_C_SOURCE 200809L
+#include "cli.h"
+#include <stdarg.h>
+#include <stdio.h>
+#include <unistd.h>
+
+const char *cli_prog = "heapfmt";
+
+int cli_exit_code(hf_status st)
+{
+	switch (st) {
+	case HF_OK: return EXIT_OK;
+	case HF_ERR_FORMAT:
+	case HF_ERR_TRUNCATED:
+	case HF_ERR_LIMIT:
+	case HF_ERR_UNSUPPORTED: return EXIT_BAD_INPUT;
+	case HF_ERR_USAGE: return EXIT_USAGE;
+	case HF_ERR_NOMEM: return EXIT_NOMEM;
+	case HF_ERR_IO: return EXIT_IO;
+	}
+	return EXIT_IO;
+}
+
+void cli_report(const char *input, const hf_error *err)
+{
+	char line[512];
+	hf_error_format(err, line, sizeof line);
+	if (input && err->has_offset)
+		fprintf(stderr, "%s: %s: %s\n", cli_prog, input, line);
+	else
+		fprintf(stderr, "%s: %s\n", cli_prog, line);
+}
+
+void cli_usage_error(const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "%s: ", cli_prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry '%s --help'.\n", cli_prog);
+}
+
+void cli_progress_init(cli_progress *p, int mode)
+{
+	p->drawn = 0;
+	p->enabled = mode > 0 || (mode == 0 && isatty(STDERR_FILENO));
+}
+
+void cli_progress_cb(void *ctx, uint64_t done, uint64_t total)
+{
+	cli_progress *p = ctx;
+	if (!p->enabled)
+		return;
+	if (total)
+		fprintf(stderr, "\r%s: %3d%% (%llu of %llu MB)", cli_prog,
+		        (int)(done * 100 / total), (unsigned long long)(done >> 20),
+		        (unsigned long long)(total >> 20));
+	else
+		fprintf(stderr, "\r%s: %llu MB read", cli_prog, (unsigned long long)(done >> 20));
+	p->drawn = 1;
+}
+
+void cli_progress_end(cli_progress *p)
+{
+	if (p->drawn)
+		fprintf(stderr, "\r\033[K");
+	p->drawn = 0;
+}
+
+void cli_version(void)
+{
+	printf("%s (heapfmt) %s\n", cli_prog, HEAPFMT_VERSION);
+}

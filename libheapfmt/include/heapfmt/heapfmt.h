@@ -1,0 +1,280 @@
+/*
+ * heapfmt: heap dumps (HPROF, DDM) into the extensible node/edge/string format.
+ *
+ * The library never prints and never exits.  Every call that can fail returns
+ * an hf_status and fills an hf_error that says where (input offset, record
+ * tag) and what.  A reader turns input bytes into model records and hands them
+ * to an hf_sink; a writer is an hf_sink that stores them (NDJSON, SQLite).
+ *
+ * The model follows the extensible heap-dump format: metadata, then declared
+ * types (node subtypes, edge subtypes, extra record types with their fields),
+ * then nodes, edges, strings and extra records in any order.
+ */
+#ifndef HEAPFMT_H
+#define HEAPFMT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define HEAPFMT_VERSION "0.1.0"
+/* Version of the file format written (metadata key version_major). */
+#define HEAPFMT_FORMAT_MAJOR "1"
+/* Version of the heapfmt schema on top of it (metadata key heapfmt.schema). */
+#define HEAPFMT_SCHEMA_VERSION "1"
+
+/* ---- errors ------------------------------------------------------------ */
+
+typedef enum hf_status {
+	HF_OK = 0,
+	HF_ERR_FORMAT = 1,   /* input is not what it claims, or is damaged */
+	HF_ERR_TRUNCATED = 2,/* input ends inside a record */
+	HF_ERR_IO = 3,       /* cannot read or write a file */
+	HF_ERR_NOMEM = 4,    /* allocation failed */
+	HF_ERR_LIMIT = 5,    /* a declared size exceeds a resource limit */
+	HF_ERR_UNSUPPORTED = 6, /* a format we recognise but do not read */
+	HF_ERR_USAGE = 7     /* the caller passed something wrong */
+} hf_status;
+
+typedef struct hf_error {
+	hf_status status;
+	int has_offset;
+	uint64_t offset;     /* byte offset in the (decompressed) input */
+	char tag[48];        /* record or chunk tag, e.g. "HEAP DUMP SEGMENT/INSTANCE DUMP" */
+	char message[320];
+} hf_error;
+
+/* Fills err (if status != HF_OK) and returns status. */
+hf_status hf_error_set(hf_error *err, hf_status status, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 3, 4)))
+#endif
+	;
+hf_status hf_error_at(hf_error *err, hf_status status, uint64_t offset,
+                      const char *tag, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 5, 6)))
+#endif
+	;
+const char *hf_status_name(hf_status status);
+/* One line, no newline: "offset 1234 (HEAP DUMP SEGMENT): message". */
+void hf_error_format(const hf_error *err, char *buf, size_t size);
+
+/* ---- input layer ------------------------------------------------------- */
+
+typedef enum hf_compression {
+	HF_COMPRESSION_NONE = 0,
+	HF_COMPRESSION_GZIP = 1
+} hf_compression;
+
+typedef struct hf_input hf_input;
+
+/* Opens path ("-" = standard input).  gzip is detected by its magic and
+ * inflated while streaming; bzip2, xz and zstd get an HF_ERR_UNSUPPORTED
+ * naming the format. */
+hf_status hf_input_open(hf_input **out, const char *path, hf_error *err);
+/* Wraps a caller-owned memory buffer (no copy); used by tests and fuzzers. */
+hf_status hf_input_open_memory(hf_input **out, const void *data, size_t size,
+                               hf_error *err);
+void hf_input_close(hf_input *in);
+
+/* Makes at least `want` contiguous bytes available at *p unless the input
+ * ends first; *avail says how many there are (may exceed want).  want is
+ * capped by HF_INPUT_MAX_PEEK. */
+#define HF_INPUT_MAX_PEEK ((size_t)64 << 20)
+hf_status hf_input_peek(hf_input *in, size_t want, const uint8_t **p,
+                        size_t *avail, hf_error *err);
+void hf_input_consume(hf_input *in, size_t n);
+/* Skips n bytes; *skipped < n means the input ended. */
+hf_status hf_input_skip(hf_input *in, uint64_t n, uint64_t *skipped,
+                        hf_error *err);
+uint64_t hf_input_offset(const hf_input *in);
+/* Size of the uncompressed input when known (regular uncompressed file),
+ * else 0.  Bytes of the raw file read so far, for progress. */
+uint64_t hf_input_size(const hf_input *in);
+uint64_t hf_input_raw_offset(const hf_input *in);
+uint64_t hf_input_raw_size(const hf_input *in);
+hf_compression hf_input_compression(const hf_input *in);
+const char *hf_input_name(const hf_input *in);
+
+/* ---- model: declared types --------------------------------------------- */
+
+typedef enum hf_field_kind {
+	HF_FIELD_INT = 0,    /* signed 64-bit integer */
+	HF_FIELD_ID = 1,     /* unsigned 64-bit object identifier (0 = none) */
+	HF_FIELD_STRREF = 2, /* id of a string record (0 = none) */
+	HF_FIELD_TEXT = 3,   /* inline UTF-8 text */
+	HF_FIELD_REAL = 4,   /* double */
+	HF_FIELD_JSON = 5    /* a JSON value, as UTF-8 JSON text (NULL = absent) */
+} hf_field_kind;
+
+const char *hf_field_kind_name(hf_field_kind kind);
+int hf_field_kind_parse(const char *name, hf_field_kind *kind);
+
+typedef struct hf_field {
+	const char *name;
+	hf_field_kind kind;
+	const char *doc;
+	int indexed;         /* the SQLite writer indexes this column */
+} hf_field;
+
+typedef enum hf_type_class {
+	HF_TYPE_NODE = 0,    /* a node subtype: extra fields beyond the node's own */
+	HF_TYPE_EDGE = 1,    /* an edge subtype: no extra fields; label meaning */
+	HF_TYPE_RECORD = 2   /* an extra top-level record type */
+} hf_type_class;
+
+typedef struct hf_type {
+	hf_type_class cls;
+	int id;              /* numeric subtype for nodes and edges; 0 for records */
+	const char *name;    /* "instance", "hprof.gc_root" */
+	const char *table;   /* SQL table name */
+	const hf_field *fields;
+	size_t nfields;
+	/* edges: what the label holds: "string" (a string id), "index", "none" */
+	const char *label;
+	const char *doc;
+} hf_type;
+
+/* A field value; which member is used follows the field kind.  For TEXT and
+ * JSON, s may be NULL (absent). */
+typedef struct hf_value {
+	int64_t i;
+	uint64_t u;
+	double d;
+	const char *s;
+	size_t n;
+	int present;         /* 0: the field is absent (SQL NULL, omitted in JSON) */
+} hf_value;
+
+/* Common node fields; `values` follows type->fields. */
+typedef struct hf_node {
+	const hf_type *type;
+	uint64_t id;         /* the dump's own object id */
+	uint32_t dump;       /* index of the heap dump within the file, from 0 */
+	uint64_t class_id;   /* id of the class node (0 = unknown) */
+	uint64_t size;       /* shallow size in bytes (see schema docs) */
+	uint32_t heap;       /* Android heap id (0 = default / not Android) */
+	const hf_value *values;
+} hf_node;
+
+typedef struct hf_edge {
+	const hf_type *type;
+	uint64_t source;
+	uint64_t dest;
+	uint64_t label;      /* string id or index, per type->label */
+	uint32_t dump;
+} hf_edge;
+
+typedef struct hf_record {
+	const hf_type *type;
+	const hf_value *values;
+} hf_record;
+
+/* ---- sinks (writers) ---------------------------------------------------- */
+
+typedef struct hf_sink hf_sink;
+typedef struct hf_sink_ops {
+	hf_status (*metadata)(hf_sink *s, const char *key, const char *value,
+	                      hf_error *err);
+	hf_status (*declare)(hf_sink *s, const hf_type *type, hf_error *err);
+	hf_status (*string)(hf_sink *s, uint64_t id, const char *utf8, size_t len,
+	                    hf_error *err);
+	hf_status (*node)(hf_sink *s, const hf_node *node, hf_error *err);
+	hf_status (*edge)(hf_sink *s, const hf_edge *edge, hf_error *err);
+	hf_status (*record)(hf_sink *s, const hf_record *rec, hf_error *err);
+	/* Called once after the last record when everything succeeded. */
+	hf_status (*finish)(hf_sink *s, hf_error *err);
+	/* Always called last; frees; on failure leaves no output behind. */
+	void (*destroy)(hf_sink *s, int success);
+} hf_sink_ops;
+
+struct hf_sink {
+	const hf_sink_ops *ops;
+	void *impl;
+	/* Counts of what went through, by record class (filled by hf_sink_*). */
+	uint64_t n_metadata, n_types, n_strings, n_nodes, n_edges, n_records;
+};
+
+hf_status hf_sink_metadata(hf_sink *s, const char *key, const char *value,
+                           hf_error *err);
+hf_status hf_sink_declare(hf_sink *s, const hf_type *type, hf_error *err);
+hf_status hf_sink_string(hf_sink *s, uint64_t id, const char *utf8, size_t len,
+                         hf_error *err);
+hf_status hf_sink_node(hf_sink *s, const hf_node *node, hf_error *err);
+hf_status hf_sink_edge(hf_sink *s, const hf_edge *edge, hf_error *err);
+hf_status hf_sink_record(hf_sink *s, const hf_record *rec, hf_error *err);
+hf_status hf_sink_finish(hf_sink *s, hf_error *err);
+void hf_sink_destroy(hf_sink *s, int success);
+
+/* NDJSON to a stream the caller owns (not closed). */
+hf_status hf_ndjson_sink_new(hf_sink **out, FILE *fp, hf_error *err);
+/* NDJSON to a path, written to a temporary name and renamed by finish. */
+hf_status hf_ndjson_sink_open(hf_sink **out, const char *path, hf_error *err);
+
+typedef struct hf_heapdb_options {
+	int force;           /* replace an existing output file */
+	int no_index;        /* skip index creation (faster, for bulk pipelines) */
+} hf_heapdb_options;
+/* SQLite database at path, built under a temporary name, renamed on finish. */
+hf_status hf_heapdb_sink_open(hf_sink **out, const char *path,
+                              const hf_heapdb_options *opt, hf_error *err);
+
+/* ---- readers ------------------------------------------------------------ */
+
+typedef void (*hf_progress_fn)(void *ctx, uint64_t done, uint64_t total);
+
+typedef struct hf_hprof_options {
+	int values;          /* also write primitive field values and array contents */
+	long dump_index;     /* -1: every dump; else only this one (0-based) */
+	int compressed_oops; /* HotSpot 64-bit size model: -1 auto, 0 no, 1 yes */
+	const char *source_name; /* for metadata target_file; NULL = input name */
+	const char *crtime;  /* ISO-8601; NULL = now (or SOURCE_DATE_EPOCH) */
+	const char *generator; /* program name for metadata; NULL = "heapfmt" */
+	hf_progress_fn progress;
+	void *progress_ctx;
+	size_t spool_memory; /* bytes of deferred instances kept in memory (0 = default) */
+	size_t string_cache; /* bytes of recent char/byte arrays kept to decode Strings */
+} hf_hprof_options;
+
+void hf_hprof_options_init(hf_hprof_options *opt);
+
+typedef struct hf_hprof_stats {
+	uint64_t records, heap_records, dumps;
+	uint64_t classes, instances, object_arrays, primitive_arrays;
+	uint64_t roots, strings, string_texts, edges;
+	uint64_t unknown_tags, deferred_instances, unresolved_strings;
+	uint64_t warnings;
+} hf_hprof_stats;
+
+/* Reads an HPROF dump from in and writes the model into sink. */
+hf_status hf_hprof_read(hf_input *in, hf_sink *sink,
+                        const hf_hprof_options *opt, hf_hprof_stats *stats,
+                        hf_error *err);
+
+/* ---- small shared helpers ----------------------------------------------- */
+
+/* Decodes modified UTF-8 / CESU-8 leniently into standard UTF-8: 0xC0 0x80
+ * becomes U+0000, surrogate pairs written as two 3-byte sequences are
+ * joined, anything invalid becomes U+FFFD.  out must hold 2*len+4 bytes
+ * (the worst case: every byte invalid, 3 bytes out).  Returns bytes written. */
+size_t hf_mutf8_decode(const uint8_t *in, size_t len, char *out);
+#define HF_MUTF8_OUT_MAX(len) ((len) * 3 + 4)
+/* UTF-16 code units (big- or little-endian) to UTF-8; unpaired surrogates
+ * become U+FFFD.  out must hold 3*nunits+4 bytes. */
+size_t hf_utf16_decode(const uint8_t *in, size_t nunits, int little_endian,
+                       char *out);
+/* Latin-1 bytes to UTF-8; out must hold 2*len+4 bytes. */
+size_t hf_latin1_decode(const uint8_t *in, size_t len, char *out);
+
+/* The current time as ISO-8601 UTC, or SOURCE_DATE_EPOCH when set. */
+void hf_crtime_now(char *buf, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

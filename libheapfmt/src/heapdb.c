@@ -1,0 +1,513 @@
+/*
+ * SQLite writer ("heap database").  The core tables are fixed (see
+ * schema/heapdb.sql); one table per declared node subtype and per extra
+ * record type is created from the declaration itself, so any declared type
+ * passes through.  The database is built under a temporary name with the
+ * journal off (a failed build is deleted, never reused) and renamed on
+ * success; indexes are created after the bulk load.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "internal.h"
+#include <errno.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int hf_make_temp_beside(const char *path, char **tmp_out);
+
+typedef struct db_type {
+	const hf_type *type;   /* as declared (pointer identity) */
+	char *table;
+	char **fields;         /* copies of field names (declarations may be transient) */
+	hf_field_kind *kinds;
+	int *indexed;
+	size_t nfields;
+	int id;
+	hf_type_class cls;
+	sqlite3_stmt *insert;
+} db_type;
+
+typedef struct heapdb {
+	hf_sink sink;
+	sqlite3 *db;
+	char *path, *tmp;
+	hf_heapdb_options opt;
+	sqlite3_stmt *ins_meta, *ins_node, *ins_edge, *ins_string;
+	db_type *types;
+	size_t ntypes, captypes;
+	uint64_t duplicate_nodes, duplicate_strings;
+} heapdb;
+
+static const char core_ddl[] =
+	"CREATE TABLE metadata (key TEXT NOT NULL, value TEXT NOT NULL);\n"
+	"CREATE TABLE node_types (nodetypeid INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE,"
+	" table_name TEXT NOT NULL, doc TEXT);\n"
+	"CREATE TABLE edge_types (edgetypeid INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE,"
+	" label TEXT NOT NULL, doc TEXT);\n"
+	"CREATE TABLE record_types (name TEXT PRIMARY KEY, table_name TEXT NOT NULL UNIQUE,"
+	" doc TEXT);\n"
+	"CREATE TABLE type_fields (type_class TEXT NOT NULL, type_name TEXT NOT NULL,"
+	" position INTEGER NOT NULL, name TEXT NOT NULL, kind TEXT NOT NULL, doc TEXT,"
+	" PRIMARY KEY (type_class, type_name, position));\n"
+	"CREATE TABLE node (identifier INTEGER NOT NULL, dump INTEGER NOT NULL,"
+	" nodetypeid INTEGER NOT NULL, class INTEGER NOT NULL, size INTEGER NOT NULL,"
+	" heap INTEGER NOT NULL, PRIMARY KEY (identifier, dump)) WITHOUT ROWID;\n"
+	"CREATE TABLE edge (edgetypeid INTEGER NOT NULL, source INTEGER NOT NULL,"
+	" dest INTEGER NOT NULL, label INTEGER NOT NULL, dump INTEGER NOT NULL);\n"
+	"CREATE TABLE strings (stringid INTEGER PRIMARY KEY, data TEXT NOT NULL);\n";
+
+static const char core_indexes[] =
+	"CREATE INDEX edge_by_source ON edge (source, dump);\n"
+	"CREATE INDEX edge_by_dest ON edge (dest, dump);\n"
+	"CREATE INDEX node_by_class ON node (class, nodetypeid);\n";
+
+static hf_status db_fail(heapdb *w, hf_error *err, const char *what)
+{
+	int code = sqlite3_errcode(w->db);
+	hf_status st = (code == SQLITE_FULL || code == SQLITE_IOERR || code == SQLITE_CANTOPEN)
+	                       ? HF_ERR_IO : (code == SQLITE_NOMEM ? HF_ERR_NOMEM : HF_ERR_IO);
+	return hf_error_set(err, st, "SQLite: %s: %s", what, sqlite3_errmsg(w->db));
+}
+
+static hf_status exec(heapdb *w, const char *sql, hf_error *err)
+{
+	char *msg = NULL;
+	if (sqlite3_exec(w->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		hf_status st = hf_error_set(err, HF_ERR_IO, "SQLite: %s", msg ? msg : "error");
+		sqlite3_free(msg);
+		return st;
+	}
+	return HF_OK;
+}
+
+static hf_status prepare(heapdb *w, const char *sql, sqlite3_stmt **st, hf_error *err)
+{
+	if (sqlite3_prepare_v3(w->db, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL) != SQLITE_OK)
+		return db_fail(w, err, "prepare");
+	return HF_OK;
+}
+
+static hf_status step(heapdb *w, sqlite3_stmt *st, hf_error *err)
+{
+	int rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE)
+		return db_fail(w, err, "insert");
+	return HF_OK;
+}
+
+/* Identifiers from declarations may come from untrusted files (NDJSON). */
+static bool valid_ident(const char *s)
+{
+	if (!s || !*s || strlen(s) > 64)
+		return false;
+	for (const char *p = s; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || *p == '_' ||
+		      (p != s && *p >= '0' && *p <= '9')))
+			return false;
+	return true;
+}
+
+static void table_for_record(const char *name, char *out, size_t size)
+{
+	size_t o = 0;
+	for (const char *p = name; *p && o + 1 < size; p++)
+		out[o++] = (*p == '.' || *p == '-') ? '_' : *p;
+	out[o] = 0;
+}
+
+static db_type *find_type(heapdb *w, const hf_type *t)
+{
+	for (size_t i = 0; i < w->ntypes; i++)
+		if (w->types[i].type == t)
+			return &w->types[i];
+	/* Fall back to the name: a caller may rebuild its hf_type. */
+	for (size_t i = 0; i < w->ntypes; i++)
+		if (w->types[i].cls == t->cls && !strcmp(w->types[i].table, t->table ? t->table : "") )
+			return &w->types[i];
+	return NULL;
+}
+
+static hf_status bind_value(heapdb *w, sqlite3_stmt *st, int col, hf_field_kind kind,
+                            const hf_value *v, hf_error *err)
+{
+	int rc;
+	if (!v->present)
+		rc = sqlite3_bind_null(st, col);
+	else switch (kind) {
+	case HF_FIELD_INT: rc = sqlite3_bind_int64(st, col, v->i); break;
+	case HF_FIELD_ID:
+	case HF_FIELD_STRREF: rc = sqlite3_bind_int64(st, col, (sqlite3_int64)v->u); break;
+	case HF_FIELD_REAL: rc = sqlite3_bind_double(st, col, v->d); break;
+	case HF_FIELD_TEXT:
+	case HF_FIELD_JSON:
+		rc = v->s ? sqlite3_bind_text(st, col, v->s, (int)v->n, SQLITE_TRANSIENT)
+		          : sqlite3_bind_null(st, col);
+		break;
+	default: rc = sqlite3_bind_null(st, col);
+	}
+	if (rc != SQLITE_OK)
+		return db_fail(w, err, "bind");
+	return HF_OK;
+}
+
+static const char *sql_type(hf_field_kind k)
+{
+	switch (k) {
+	case HF_FIELD_REAL: return "REAL";
+	case HF_FIELD_TEXT:
+	case HF_FIELD_JSON: return "TEXT";
+	default: return "INTEGER";
+	}
+}
+
+static hf_status db_declare(hf_sink *s, const hf_type *t, hf_error *err)
+{
+	heapdb *w = s->impl;
+	char table[80];
+	if (t->cls == HF_TYPE_RECORD && !t->table)
+		table_for_record(t->name, table, sizeof table);
+	else
+		snprintf(table, sizeof table, "%s", t->table ? t->table : "");
+	if (t->cls != HF_TYPE_EDGE && !valid_ident(table))
+		return hf_error_set(err, HF_ERR_FORMAT, "type %s: invalid table name '%s'", t->name, table);
+	if (t->cls != HF_TYPE_EDGE)
+		for (size_t i = 0; i < t->nfields; i++)
+			if (!valid_ident(t->fields[i].name))
+				return hf_error_set(err, HF_ERR_FORMAT, "type %s: invalid field name '%s'",
+				                    t->name, t->fields[i].name);
+	if (w->ntypes == w->captypes) {
+		size_t nc = w->captypes ? w->captypes * 2 : 32;
+		db_type *nt = realloc(w->types, nc * sizeof *nt);
+		if (!nt)
+			return hf_error_set(err, HF_ERR_NOMEM, "out of memory");
+		w->types = nt;
+		w->captypes = nc;
+	}
+	db_type *d = &w->types[w->ntypes];
+	memset(d, 0, sizeof *d);
+	d->type = t;
+	d->cls = t->cls;
+	d->id = t->id;
+	d->table = strdup(table);
+	d->nfields = t->cls == HF_TYPE_EDGE ? 0 : t->nfields;
+	d->fields = calloc(d->nfields + 1, sizeof *d->fields);
+	d->kinds = calloc(d->nfields + 1, sizeof *d->kinds);
+	d->indexed = calloc(d->nfields + 1, sizeof *d->indexed);
+	if (!d->table || !d->fields || !d->kinds || !d->indexed)
+		return hf_error_set(err, HF_ERR_NOMEM, "out of memory");
+	for (size_t i = 0; i < d->nfields; i++) {
+		d->fields[i] = strdup(t->fields[i].name);
+		if (!d->fields[i])
+			return hf_error_set(err, HF_ERR_NOMEM, "out of memory");
+		d->kinds[i] = t->fields[i].kind;
+		d->indexed[i] = t->fields[i].indexed;
+	}
+	w->ntypes++;
+
+	hf_status st;
+	sqlite3_stmt *ins = NULL;
+	static const char *const cls_name[] = { "node", "edge", "record" };
+	if (t->cls == HF_TYPE_NODE) {
+		st = prepare(w, "INSERT INTO node_types VALUES (?,?,?,?)", &ins, err);
+		if (st) return st;
+		sqlite3_bind_int(ins, 1, t->id);
+		sqlite3_bind_text(ins, 2, t->name, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(ins, 3, table, -1, SQLITE_TRANSIENT);
+		if (t->doc) sqlite3_bind_text(ins, 4, t->doc, -1, SQLITE_TRANSIENT);
+	} else if (t->cls == HF_TYPE_EDGE) {
+		st = prepare(w, "INSERT INTO edge_types VALUES (?,?,?,?)", &ins, err);
+		if (st) return st;
+		sqlite3_bind_int(ins, 1, t->id);
+		sqlite3_bind_text(ins, 2, t->name, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(ins, 3, t->label ? t->label : "none", -1, SQLITE_TRANSIENT);
+		if (t->doc) sqlite3_bind_text(ins, 4, t->doc, -1, SQLITE_TRANSIENT);
+	} else {
+		st = prepare(w, "INSERT INTO record_types VALUES (?,?,?)", &ins, err);
+		if (st) return st;
+		sqlite3_bind_text(ins, 1, t->name, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(ins, 2, table, -1, SQLITE_TRANSIENT);
+		if (t->doc) sqlite3_bind_text(ins, 3, t->doc, -1, SQLITE_TRANSIENT);
+	}
+	st = step(w, ins, err);
+	sqlite3_finalize(ins);
+	if (st)
+		return st;
+	if (d->nfields) {
+		st = prepare(w, "INSERT INTO type_fields VALUES (?,?,?,?,?,?)", &ins, err);
+		if (st) return st;
+		for (size_t i = 0; i < d->nfields && !st; i++) {
+			sqlite3_bind_text(ins, 1, cls_name[t->cls], -1, SQLITE_STATIC);
+			sqlite3_bind_text(ins, 2, t->name, -1, SQLITE_TRANSIENT);
+			sqlite3_bind_int64(ins, 3, (sqlite3_int64)i);
+			sqlite3_bind_text(ins, 4, t->fields[i].name, -1, SQLITE_TRANSIENT);
+			sqlite3_bind_text(ins, 5, hf_field_kind_name(t->fields[i].kind), -1, SQLITE_STATIC);
+			if (t->fields[i].doc)
+				sqlite3_bind_text(ins, 6, t->fields[i].doc, -1, SQLITE_TRANSIENT);
+			else
+				sqlite3_bind_null(ins, 6);
+			st = step(w, ins, err);
+		}
+		sqlite3_finalize(ins);
+		if (st)
+			return st;
+	}
+	if (t->cls == HF_TYPE_EDGE)
+		return HF_OK;
+
+	/* The table and its insert statement. */
+	hf_buf sql, q;
+	hf_buf_init(&sql);
+	hf_buf_init(&q);
+	bool ok = hf_buf_printf(&sql, "CREATE TABLE \"%s\" (", table);
+	ok = ok && hf_buf_printf(&q, "INSERT%s INTO \"%s\" VALUES (",
+	                         t->cls == HF_TYPE_NODE ? " OR IGNORE" : "", table);
+	if (t->cls == HF_TYPE_NODE) {
+		ok = ok && hf_buf_printf(&sql, "node_identifier INTEGER NOT NULL, dump INTEGER NOT NULL");
+		ok = ok && hf_buf_printf(&q, "?,?");
+	}
+	for (size_t i = 0; i < d->nfields; i++) {
+		bool first = t->cls != HF_TYPE_NODE && i == 0;
+		ok = ok && hf_buf_printf(&sql, "%s\"%s\" %s", first ? "" : ", ", d->fields[i],
+		                         sql_type(d->kinds[i]));
+		ok = ok && hf_buf_printf(&q, "%s?", first ? "" : ",");
+	}
+	if (t->cls == HF_TYPE_NODE)
+		ok = ok && hf_buf_printf(&sql, ", PRIMARY KEY (node_identifier, dump)) WITHOUT ROWID");
+	else if (d->nfields == 0)
+		ok = ok && hf_buf_printf(&sql, "dummy INTEGER)");
+	else
+		ok = ok && hf_buf_printf(&sql, ")");
+	ok = ok && hf_buf_printf(&q, ")") && hf_buf_append(&sql, "", 1) && hf_buf_append(&q, "", 1);
+	if (!ok) {
+		hf_buf_free(&sql);
+		hf_buf_free(&q);
+		return hf_error_set(err, HF_ERR_NOMEM, "out of memory");
+	}
+	st = exec(w, (const char *)sql.data, err);
+	if (!st)
+		st = prepare(w, (const char *)q.data, &d->insert, err);
+	hf_buf_free(&sql);
+	hf_buf_free(&q);
+	return st;
+}
+
+static hf_status db_metadata(hf_sink *s, const char *key, const char *value, hf_error *err)
+{
+	heapdb *w = s->impl;
+	sqlite3_bind_text(w->ins_meta, 1, key, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(w->ins_meta, 2, value, -1, SQLITE_TRANSIENT);
+	return step(w, w->ins_meta, err);
+}
+
+static hf_status db_string(hf_sink *s, uint64_t id, const char *utf8, size_t len, hf_error *err)
+{
+	heapdb *w = s->impl;
+	sqlite3_bind_int64(w->ins_string, 1, (sqlite3_int64)id);
+	sqlite3_bind_text(w->ins_string, 2, utf8, (int)len, SQLITE_STATIC);
+	hf_status st = step(w, w->ins_string, err);
+	if (!st && sqlite3_changes(w->db) == 0)
+		w->duplicate_strings++;
+	return st;
+}
+
+static hf_status db_node(hf_sink *s, const hf_node *n, hf_error *err)
+{
+	heapdb *w = s->impl;
+	sqlite3_stmt *st = w->ins_node;
+	sqlite3_bind_int64(st, 1, (sqlite3_int64)n->id);
+	sqlite3_bind_int64(st, 2, n->dump);
+	sqlite3_bind_int64(st, 3, n->type->id);
+	sqlite3_bind_int64(st, 4, (sqlite3_int64)n->class_id);
+	sqlite3_bind_int64(st, 5, (sqlite3_int64)n->size);
+	sqlite3_bind_int64(st, 6, n->heap);
+	hf_status rc = step(w, st, err);
+	if (rc)
+		return rc;
+	if (sqlite3_changes(w->db) == 0) {
+		/* A second object with the same id: the first one is kept. */
+		w->duplicate_nodes++;
+		return HF_OK;
+	}
+	db_type *d = find_type(w, n->type);
+	if (!d || !d->insert)
+		return hf_error_set(err, HF_ERR_USAGE, "node subtype %s was not declared", n->type->name);
+	sqlite3_bind_int64(d->insert, 1, (sqlite3_int64)n->id);
+	sqlite3_bind_int64(d->insert, 2, n->dump);
+	for (size_t i = 0; i < d->nfields; i++) {
+		rc = bind_value(w, d->insert, (int)i + 3, d->kinds[i], &n->values[i], err);
+		if (rc)
+			return rc;
+	}
+	return step(w, d->insert, err);
+}
+
+static hf_status db_edge(hf_sink *s, const hf_edge *e, hf_error *err)
+{
+	heapdb *w = s->impl;
+	sqlite3_stmt *st = w->ins_edge;
+	sqlite3_bind_int64(st, 1, e->type->id);
+	sqlite3_bind_int64(st, 2, (sqlite3_int64)e->source);
+	sqlite3_bind_int64(st, 3, (sqlite3_int64)e->dest);
+	sqlite3_bind_int64(st, 4, (sqlite3_int64)e->label);
+	sqlite3_bind_int64(st, 5, e->dump);
+	return step(w, st, err);
+}
+
+static hf_status db_record(hf_sink *s, const hf_record *r, hf_error *err)
+{
+	heapdb *w = s->impl;
+	db_type *d = find_type(w, r->type);
+	if (!d || !d->insert)
+		return hf_error_set(err, HF_ERR_USAGE, "record type %s was not declared", r->type->name);
+	for (size_t i = 0; i < d->nfields; i++) {
+		hf_status rc = bind_value(w, d->insert, (int)i + 1, d->kinds[i], &r->values[i], err);
+		if (rc)
+			return rc;
+	}
+	if (d->nfields == 0)
+		sqlite3_bind_null(d->insert, 1);
+	return step(w, d->insert, err);
+}
+
+static hf_status db_finish(hf_sink *s, hf_error *err)
+{
+	heapdb *w = s->impl;
+	hf_status st;
+	char num[32];
+	if (w->duplicate_nodes) {
+		snprintf(num, sizeof num, "%llu", (unsigned long long)w->duplicate_nodes);
+		if ((st = db_metadata(s, "heapdb.duplicate_nodes", num, err)))
+			return st;
+	}
+	if (w->duplicate_strings) {
+		snprintf(num, sizeof num, "%llu", (unsigned long long)w->duplicate_strings);
+		if ((st = db_metadata(s, "heapdb.duplicate_strings", num, err)))
+			return st;
+	}
+	if (!w->opt.no_index) {
+		if ((st = exec(w, core_indexes, err)))
+			return st;
+		for (size_t i = 0; i < w->ntypes; i++) {
+			db_type *d = &w->types[i];
+			for (size_t f = 0; f < d->nfields; f++) {
+				if (!d->indexed[f])
+					continue;
+				char sql[256];
+				snprintf(sql, sizeof sql, "CREATE INDEX \"%s_%s\" ON \"%s\" (\"%s\")",
+				         d->table, d->fields[f], d->table, d->fields[f]);
+				if ((st = exec(w, sql, err)))
+					return st;
+			}
+		}
+	}
+	if ((st = exec(w, "COMMIT", err)))
+		return st;
+	if ((st = exec(w, "ANALYZE", err)))
+		return st;
+	sqlite3_finalize(w->ins_meta);
+	sqlite3_finalize(w->ins_node);
+	sqlite3_finalize(w->ins_edge);
+	sqlite3_finalize(w->ins_string);
+	w->ins_meta = w->ins_node = w->ins_edge = w->ins_string = NULL;
+	for (size_t i = 0; i < w->ntypes; i++) {
+		sqlite3_finalize(w->types[i].insert);
+		w->types[i].insert = NULL;
+	}
+	if (sqlite3_close(w->db) != SQLITE_OK)
+		return hf_error_set(err, HF_ERR_IO, "SQLite: cannot close %s", w->tmp);
+	w->db = NULL;
+	if (!w->opt.force && access(w->path, F_OK) == 0)
+		return hf_error_set(err, HF_ERR_IO, "%s appeared while converting; not replaced (use --force)",
+		                    w->path);
+	if (rename(w->tmp, w->path) != 0)
+		return hf_error_set(err, HF_ERR_IO, "cannot rename %s to %s: %s", w->tmp, w->path,
+		                    strerror(errno));
+	free(w->tmp);
+	w->tmp = NULL;
+	return HF_OK;
+}
+
+static void db_destroy(hf_sink *s, int success)
+{
+	heapdb *w = s->impl;
+	(void)success;
+	sqlite3_finalize(w->ins_meta);
+	sqlite3_finalize(w->ins_node);
+	sqlite3_finalize(w->ins_edge);
+	sqlite3_finalize(w->ins_string);
+	for (size_t i = 0; i < w->ntypes; i++) {
+		db_type *d = &w->types[i];
+		sqlite3_finalize(d->insert);
+		for (size_t f = 0; f < d->nfields; f++)
+			free(d->fields[f]);
+		free(d->fields);
+		free(d->kinds);
+		free(d->indexed);
+		free(d->table);
+	}
+	free(w->types);
+	if (w->db)
+		sqlite3_close(w->db);
+	if (w->tmp) {
+		unlink(w->tmp);
+		free(w->tmp);
+	}
+	free(w->path);
+	free(w);
+}
+
+static const hf_sink_ops heapdb_ops = {
+	db_metadata, db_declare, db_string, db_node, db_edge, db_record, db_finish, db_destroy
+};
+
+hf_status hf_heapdb_sink_open(hf_sink **out, const char *path, const hf_heapdb_options *opt,
+                              hf_error *err)
+{
+	*out = NULL;
+	hf_heapdb_options o = { 0, 0 };
+	if (opt)
+		o = *opt;
+	struct stat sb;
+	if (!o.force && stat(path, &sb) == 0)
+		return hf_error_set(err, HF_ERR_IO, "%s exists; use --force to replace it", path);
+	heapdb *w = calloc(1, sizeof *w);
+	if (!w)
+		return hf_error_set(err, HF_ERR_NOMEM, "out of memory");
+	w->sink.ops = &heapdb_ops;
+	w->sink.impl = w;
+	w->opt = o;
+	w->path = strdup(path);
+	int fd = w->path ? hf_make_temp_beside(path, &w->tmp) : -1;
+	if (fd < 0) {
+		hf_status st = hf_error_set(err, HF_ERR_IO, "cannot create a file beside %s: %s", path,
+		                            strerror(errno));
+		free(w->path);
+		free(w);
+		return st;
+	}
+	close(fd);
+	if (sqlite3_open_v2(w->tmp, &w->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
+	    SQLITE_OK) {
+		hf_status st = hf_error_set(err, HF_ERR_IO, "SQLite: cannot open %s: %s", w->tmp,
+		                            w->db ? sqlite3_errmsg(w->db) : "out of memory");
+		db_destroy(&w->sink, 0);
+		return st;
+	}
+	hf_status st = exec(w,
+		"PRAGMA page_size=65536; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
+		"PRAGMA locking_mode=EXCLUSIVE; PRAGMA cache_size=-262144; PRAGMA temp_store=FILE;", err);
+	if (!st) st = exec(w, core_ddl, err);
+	if (!st) st = exec(w, "BEGIN", err);
+	if (!st) st = prepare(w, "INSERT INTO metadata VALUES (?,?)", &w->ins_meta, err);
+	if (!st) st = prepare(w, "INSERT OR IGNORE INTO node VALUES (?,?,?,?,?,?)", &w->ins_node, err);
+	if (!st) st = prepare(w, "INSERT INTO edge VALUES (?,?,?,?,?)", &w->ins_edge, err);
+	if (!st) st = prepare(w, "INSERT OR IGNORE INTO strings VALUES (?,?)", &w->ins_string, err);
+	if (st) {
+		db_destroy(&w->sink, 0);
+		return st;
+	}
+	*out = &w->sink;
+	return HF_OK;
+}

@@ -1,0 +1,2001 @@
+/*
+ * HPROF reader (HotSpot, the JVMTI hprof agent, Dalvik and ART).
+ *
+ * One pass over the input through the input layer.  Records are streamed:
+ * no whole record and no whole heap is ever held.  What is kept in memory
+ * grows with the number of classes and names, not of objects:
+ *  - UTF8 names (needed for class and field names);
+ *  - class layouts (needed to decode instance fields);
+ *  - deferred instances, whose class dump has not been seen yet (Android and
+ *    the hprof agent write objects before their class): their raw bytes go to
+ *    a spool (memory up to a bound, then a temporary file) and are decoded at
+ *    the end of the dump, when every class of it is known;
+ *  - java.lang.String values waiting for their char[]/byte[] (pending) and a
+ *    bounded cache of recent char[]/byte[] contents for Strings that come
+ *    after their array.
+ * See schema/README.md for the record layout and the shallow-size models.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "internal.h"
+#include "hprof_model.h"
+#include <inttypes.h>
+#include <stdarg.h>
+#include <math.h>
+#include <stdio.h>
+#include <time.h>
+
+/* Top-level tags. */
+enum {
+	TAG_UTF8 = 0x01, TAG_LOAD_CLASS = 0x02, TAG_UNLOAD_CLASS = 0x03, TAG_FRAME = 0x04,
+	TAG_TRACE = 0x05, TAG_ALLOC_SITES = 0x06, TAG_HEAP_SUMMARY = 0x07,
+	TAG_START_THREAD = 0x0A, TAG_END_THREAD = 0x0B, TAG_HEAP_DUMP = 0x0C,
+	TAG_CPU_SAMPLES = 0x0D, TAG_CONTROL_SETTINGS = 0x0E, TAG_HEAP_DUMP_SEGMENT = 0x1C,
+	TAG_HEAP_DUMP_END = 0x2C
+};
+/* Heap-dump sub-record tags. */
+enum {
+	SUB_ROOT_UNKNOWN = 0xFF, SUB_ROOT_JNI_GLOBAL = 0x01, SUB_ROOT_JNI_LOCAL = 0x02,
+	SUB_ROOT_JAVA_FRAME = 0x03, SUB_ROOT_NATIVE_STACK = 0x04, SUB_ROOT_STICKY_CLASS = 0x05,
+	SUB_ROOT_THREAD_BLOCK = 0x06, SUB_ROOT_MONITOR_USED = 0x07, SUB_ROOT_THREAD_OBJECT = 0x08,
+	SUB_CLASS_DUMP = 0x20, SUB_INSTANCE_DUMP = 0x21, SUB_OBJECT_ARRAY_DUMP = 0x22,
+	SUB_PRIMITIVE_ARRAY_DUMP = 0x23,
+	SUB_ROOT_INTERNED_STRING = 0x89, SUB_ROOT_FINALIZING = 0x8A, SUB_ROOT_DEBUGGER = 0x8B,
+	SUB_ROOT_REFERENCE_CLEANUP = 0x8C, SUB_ROOT_VM_INTERNAL = 0x8D, SUB_ROOT_JNI_MONITOR = 0x8E,
+	SUB_UNREACHABLE = 0x90, SUB_PRIMITIVE_ARRAY_NODATA = 0xC3, SUB_HEAP_DUMP_INFO = 0xFE
+};
+
+enum { T_OBJECT = 2, T_BOOLEAN = 4, T_CHAR = 5, T_FLOAT = 6, T_DOUBLE = 7, T_BYTE = 8,
+       T_SHORT = 9, T_INT = 10, T_LONG = 11 };
+
+#define MAX_WARNINGS_KEPT 20
+#define MAX_CLASS_CHAIN 4096
+#define MAX_SMALL_RECORD ((uint64_t)64 << 20)
+#define DEFAULT_SPOOL_MEMORY ((size_t)64 << 20)
+#define DEFAULT_STRING_CACHE ((size_t)32 << 20)
+
+static const char *const type_names[12] = {
+	NULL, NULL, "object", NULL, "boolean", "char", "float", "double", "byte", "short", "int", "long"
+};
+
+typedef struct field_def {
+	uint64_t name;   /* HPROF string id */
+	uint8_t type;
+} field_def;
+
+typedef struct flat_field {
+	uint32_t offset; /* in the instance's field bytes */
+	uint8_t type;
+	uint64_t name;   /* our string id */
+	uint64_t hname;  /* HPROF string id */
+} flat_field;
+
+typedef struct class_info {
+	uint64_t id, super, loader;
+	uint32_t instance_size;
+	field_def *fields;
+	uint16_t nfields;
+	int dumped;
+	int fields_emitted;
+	/* Layout over the superclass chain, computed on first use. */
+	int layout;          /* 0 not yet, 1 ok, -1 broken (cycle / too deep) */
+	uint32_t total;      /* serialized bytes of all instance fields */
+	flat_field *flat;
+	uint32_t nflat;
+	uint64_t shallow;    /* instance shallow size (model) */
+	int is_string;
+	int32_t str_value, str_coder, str_offset, str_count; /* indexes in flat, -1 none */
+} class_info;
+
+typedef struct name_entry {
+	uint64_t sid;        /* our string id */
+	size_t off, len;     /* decoded UTF-8 in names arena */
+} name_entry;
+
+typedef struct pending_string {
+	uint64_t sid;        /* string id reserved for the text */
+	int32_t coder;       /* -1 absent */
+	int64_t offset, count; /* -1 absent */
+	uint32_t next;       /* next pending string for the same array, or UINT32_MAX */
+} pending_string;
+
+typedef struct cached_array {
+	uint64_t id;
+	size_t off, len;     /* bytes in cache ring */
+	uint8_t type;
+	uint64_t seq;
+} cached_array;
+
+typedef struct reader {
+	hf_input *in;
+	hf_sink *sink;
+	const hf_hprof_options *opt;
+	hf_hprof_stats *stats;
+	hf_error *err;
+	unsigned idsize;
+	int android;         /* 1.0.3 */
+	char version[40];
+	uint64_t timestamp_ms;
+
+	/* names: HPROF string id -> names[] index */
+	hf_map name_map;
+	name_entry *names;
+	size_t nnames, capnames;
+	hf_buf name_arena;
+	uint64_t next_sid;
+
+	/* classes */
+	hf_map class_map;    /* class id -> classes[] index */
+	class_info *classes;
+	size_t nclasses, capclasses;
+	hf_map class_name;   /* class id -> HPROF name id (LOAD CLASS) */
+	hf_map class_java_name; /* class id -> our string id of the Java form */
+	hf_map serial_class; /* class serial -> class id */
+	hf_map class_serial; /* class id -> class serial */
+	uint64_t string_class, class_class;
+	uint64_t prim_array_class[12];
+
+	/* dumps */
+	uint32_t dump;
+	int dump_open, dump_segmented;
+	uint32_t heap;
+	hf_map heaps_seen;   /* heap id -> name sid */
+	int coops_decided, coops;
+	unsigned oop, obj_header, arr_header;
+	int emit;            /* the current dump is selected */
+
+	/* deferred instances */
+	hf_buf spool;
+	FILE *spool_file;
+	uint64_t spool_count;
+
+	/* Strings */
+	hf_map pending_map;  /* array id -> first pending index */
+	pending_string *pending;
+	size_t npending, cappending, pending_free; /* free list head (UINT32_MAX none) */
+	hf_map cache_map;    /* array id -> cache slot */
+	cached_array *cache;
+	size_t cache_slots, cache_head, cache_tail, cache_used_slots;
+	uint8_t *cache_ring;
+	size_t cache_cap, cache_wpos;
+	uint64_t cache_seq;
+
+	/* scratch */
+	hf_buf text, json, tmp;
+	hf_value vals[16];
+
+	uint64_t unknown_tags;
+	hf_buf unknown_list;
+	uint64_t warnings;
+	uint64_t last_progress;
+} reader;
+
+/* ---- errors ------------------------------------------------------------- */
+
+static const char *tag_name(unsigned tag)
+{
+	switch (tag) {
+	case TAG_UTF8: return "UTF8";
+	case TAG_LOAD_CLASS: return "LOAD CLASS";
+	case TAG_UNLOAD_CLASS: return "UNLOAD CLASS";
+	case TAG_FRAME: return "FRAME";
+	case TAG_TRACE: return "TRACE";
+	case TAG_ALLOC_SITES: return "ALLOC SITES";
+	case TAG_HEAP_SUMMARY: return "HEAP SUMMARY";
+	case TAG_START_THREAD: return "START THREAD";
+	case TAG_END_THREAD: return "END THREAD";
+	case TAG_HEAP_DUMP: return "HEAP DUMP";
+	case TAG_CPU_SAMPLES: return "CPU SAMPLES";
+	case TAG_CONTROL_SETTINGS: return "CONTROL SETTINGS";
+	case TAG_HEAP_DUMP_SEGMENT: return "HEAP DUMP SEGMENT";
+	case TAG_HEAP_DUMP_END: return "HEAP DUMP END";
+	}
+	return NULL;
+}
+
+static const char *sub_name(unsigned sub)
+{
+	switch (sub) {
+	case SUB_ROOT_UNKNOWN: return "UNKNOWN";
+	case SUB_ROOT_JNI_GLOBAL: return "JNI_GLOBAL";
+	case SUB_ROOT_JNI_LOCAL: return "JNI_LOCAL";
+	case SUB_ROOT_JAVA_FRAME: return "JAVA_FRAME";
+	case SUB_ROOT_NATIVE_STACK: return "NATIVE_STACK";
+	case SUB_ROOT_STICKY_CLASS: return "STICKY_CLASS";
+	case SUB_ROOT_THREAD_BLOCK: return "THREAD_BLOCK";
+	case SUB_ROOT_MONITOR_USED: return "MONITOR_USED";
+	case SUB_ROOT_THREAD_OBJECT: return "THREAD_OBJECT";
+	case SUB_CLASS_DUMP: return "CLASS DUMP";
+	case SUB_INSTANCE_DUMP: return "INSTANCE DUMP";
+	case SUB_OBJECT_ARRAY_DUMP: return "OBJECT ARRAY DUMP";
+	case SUB_PRIMITIVE_ARRAY_DUMP: return "PRIMITIVE ARRAY DUMP";
+	case SUB_ROOT_INTERNED_STRING: return "INTERNED_STRING";
+	case SUB_ROOT_FINALIZING: return "FINALIZING";
+	case SUB_ROOT_DEBUGGER: return "DEBUGGER";
+	case SUB_ROOT_REFERENCE_CLEANUP: return "REFERENCE_CLEANUP";
+	case SUB_ROOT_VM_INTERNAL: return "VM_INTERNAL";
+	case SUB_ROOT_JNI_MONITOR: return "JNI_MONITOR";
+	case SUB_UNREACHABLE: return "UNREACHABLE";
+	case SUB_PRIMITIVE_ARRAY_NODATA: return "PRIMITIVE ARRAY NODATA";
+	case SUB_HEAP_DUMP_INFO: return "HEAP DUMP INFO";
+	}
+	return NULL;
+}
+
+static void tag_label(char *buf, size_t size, unsigned tag, int sub)
+{
+	const char *t = tag_name(tag);
+	char tb[16];
+	if (!t) {
+		snprintf(tb, sizeof tb, "tag 0x%02X", tag);
+		t = tb;
+	}
+	if (sub < 0) {
+		snprintf(buf, size, "%s", t);
+		return;
+	}
+	const char *s = sub_name((unsigned)sub);
+	if (s && (sub < 0x20 || (sub >= 0x89 && sub <= 0x90) || sub == 0xFF))
+		snprintf(buf, size, "%s/ROOT %s", t, s);
+	else if (s)
+		snprintf(buf, size, "%s/%s", t, s);
+	else
+		snprintf(buf, size, "%s/sub-record 0x%02X", t, (unsigned)sub);
+}
+
+static hf_status fail(reader *r, hf_status st, uint64_t off, unsigned tag, int sub,
+                      const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 6, 7)))
+#endif
+	;
+static hf_status fail(reader *r, hf_status st, uint64_t off, unsigned tag, int sub,
+                      const char *fmt, ...)
+{
+	char label[48], msg[300];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	tag_label(label, sizeof label, tag, sub);
+	return hf_error_at(r->err, st, off, label, "%s", msg);
+}
+
+static hf_status nomem(reader *r)
+{
+	return hf_error_set(r->err, HF_ERR_NOMEM, "out of memory");
+}
+
+static hf_status warn(reader *r, uint64_t off, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 3, 4)))
+#endif
+	;
+static hf_status warn(reader *r, uint64_t off, const char *fmt, ...)
+{
+	r->warnings++;
+	r->stats->warnings++;
+	if (r->warnings > MAX_WARNINGS_KEPT)
+		return HF_OK;
+	char msg[300], line[340];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	snprintf(line, sizeof line, "offset %" PRIu64 ": %s", off, msg);
+	return hf_sink_metadata(r->sink, "hprof.warning", line, r->err);
+}
+
+/* ---- basic types -------------------------------------------------------- */
+
+static unsigned type_size(const reader *r, unsigned t)
+{
+	switch (t) {
+	case T_OBJECT: return r->idsize;
+	case T_BOOLEAN: case T_BYTE: return 1;
+	case T_CHAR: case T_SHORT: return 2;
+	case T_FLOAT: case T_INT: return 4;
+	case T_DOUBLE: case T_LONG: return 8;
+	}
+	return 0;
+}
+
+static inline uint64_t align8(uint64_t v) { return (v + 7) & ~(uint64_t)7; }
+
+/* ---- names -------------------------------------------------------------- */
+
+static const name_entry *name_get(const reader *r, uint64_t hid)
+{
+	uint64_t *ix = hf_map_get(&r->name_map, hid);
+	return ix ? &r->names[*ix] : NULL;
+}
+
+static uint64_t name_sid(const reader *r, uint64_t hid)
+{
+	const name_entry *e = name_get(r, hid);
+	return e ? e->sid : 0;
+}
+
+static bool name_is(const reader *r, uint64_t hid, const char *s)
+{
+	const name_entry *e = name_get(r, hid);
+	size_t n = strlen(s);
+	return e && e->len == n && !memcmp(r->name_arena.data + e->off, s, n);
+}
+
+static hf_status emit_string(reader *r, uint64_t sid, const char *s, size_t n)
+{
+	r->stats->strings++;
+	return hf_sink_string(r->sink, sid, s, n, r->err);
+}
+
+/* Java source form of an internal class name: java/lang/String ->
+ * java.lang.String, [I -> int[], [Ljava/lang/Object; -> java.lang.Object[]. */
+static void java_name(const char *s, size_t n, hf_buf *out)
+{
+	size_t dims = 0;
+	out->len = 0;
+	while (dims < n && s[dims] == '[')
+		dims++;
+	const char *p = s + dims;
+	size_t len = n - dims;
+	if (dims) {
+		const char *prim = NULL;
+		if (len == 1) {
+			switch (p[0]) {
+			case 'Z': prim = "boolean"; break;
+			case 'B': prim = "byte"; break;
+			case 'C': prim = "char"; break;
+			case 'S': prim = "short"; break;
+			case 'I': prim = "int"; break;
+			case 'J': prim = "long"; break;
+			case 'F': prim = "float"; break;
+			case 'D': prim = "double"; break;
+			}
+		}
+		if (prim) {
+			hf_buf_append(out, prim, strlen(prim));
+		} else if (len >= 2 && p[0] == 'L' && p[len - 1] == ';') {
+			hf_buf_append(out, p + 1, len - 2);
+		} else {
+			hf_buf_append(out, p, len);
+		}
+	} else {
+		hf_buf_append(out, p, len);
+	}
+	for (size_t i = 0; i < out->len; i++)
+		if (out->data[i] == '/')
+			out->data[i] = '.';
+	for (size_t i = 0; i < dims; i++)
+		hf_buf_append(out, "[]", 2);
+}
+
+/* ---- classes ------------------------------------------------------------ */
+
+static class_info *class_get(const reader *r, uint64_t id)
+{
+	uint64_t *ix = hf_map_get(&r->class_map, id);
+	return ix ? &r->classes[*ix] : NULL;
+}
+
+static class_info *class_new(reader *r, uint64_t id)
+{
+	class_info *c = class_get(r, id);
+	if (c) {
+		free(c->fields);
+		free(c->flat);
+		c->fields = NULL;
+		c->flat = NULL;
+		c->nflat = 0;
+		c->layout = 0;
+		return c;
+	}
+	if (r->nclasses == r->capclasses) {
+		size_t nc = r->capclasses ? r->capclasses * 2 : 256;
+		class_info *n = realloc(r->classes, nc * sizeof *n);
+		if (!n)
+			return NULL;
+		r->classes = n;
+		r->capclasses = nc;
+	}
+	if (!hf_map_put(&r->class_map, id, r->nclasses))
+		return NULL;
+	c = &r->classes[r->nclasses++];
+	memset(c, 0, sizeof *c);
+	c->id = id;
+	return c;
+}
+
+/* Shallow size of an instance of c, per VM model (see schema/README.md). */
+static uint64_t instance_model(reader *r, class_info *c)
+{
+	if (r->android)
+		return c->instance_size;
+	uint64_t sum = 0;
+	int has8 = 0, has_small = 0;
+	for (uint32_t i = 0; i < c->nflat; i++) {
+		unsigned sz = c->flat[i].type == T_OBJECT ? r->oop : type_size(r, c->flat[i].type);
+		sum += sz;
+		if (sz == 8)
+			has8 = 1;
+		else
+			has_small = 1;
+	}
+	uint64_t total = r->obj_header + sum;
+	if ((r->obj_header % 8) && has8 && !has_small)
+		total += 8 - r->obj_header % 8;
+	return align8(total);
+}
+
+static uint64_t array_size(const reader *r, uint64_t n, unsigned elem)
+{
+	uint64_t base = r->arr_header;
+	if (elem == 8)
+		base = align8(base);
+	uint64_t bytes;
+	if (hf_mul_overflows(n, elem, &bytes) || bytes > UINT64_MAX - 64)
+		return UINT64_MAX;
+	return align8(base + bytes);
+}
+
+/* Resolves the field layout over the superclass chain.  Returns 1 when ready,
+ * 0 when a class of the chain is not known yet, -1 when the chain is broken. */
+static int class_layout(reader *r, class_info *c)
+{
+	if (c->layout)
+		return c->layout;
+	uint32_t n = 0;
+	uint64_t total = 0;
+	class_info *k = c;
+	size_t depth = 0;
+	while (k) {
+		if (++depth > MAX_CLASS_CHAIN)
+			return c->layout = -1; /* a cycle or absurd depth */
+		if (!k->dumped)
+			return 0;
+		n += k->nfields;
+		for (uint16_t i = 0; i < k->nfields; i++)
+			total += type_size(r, k->fields[i].type);
+		if (!k->super)
+			break;
+		class_info *s = class_get(r, k->super);
+		if (!s)
+			return 0;
+		k = s;
+	}
+	c->flat = n ? malloc(n * sizeof *c->flat) : NULL;
+	if (n && !c->flat)
+		return 0;
+	c->nflat = n;
+	c->total = (uint32_t)(total > UINT32_MAX ? UINT32_MAX : total);
+	c->str_value = c->str_coder = c->str_offset = c->str_count = -1;
+	uint32_t off = 0, j = 0;
+	for (k = c; k; k = k->super ? class_get(r, k->super) : NULL) {
+		for (uint16_t i = 0; i < k->nfields; i++, j++) {
+			flat_field *f = &c->flat[j];
+			f->offset = off;
+			f->type = k->fields[i].type;
+			f->hname = k->fields[i].name;
+			f->name = name_sid(r, f->hname);
+			off += type_size(r, f->type);
+			if (c->is_string && k == c) {
+				if (f->type == T_OBJECT && name_is(r, f->hname, "value"))
+					c->str_value = (int32_t)j;
+				else if (f->type == T_BYTE && name_is(r, f->hname, "coder"))
+					c->str_coder = (int32_t)j;
+				else if (f->type == T_INT && name_is(r, f->hname, "offset"))
+					c->str_offset = (int32_t)j;
+				else if (f->type == T_INT && name_is(r, f->hname, "count"))
+					c->str_count = (int32_t)j;
+			}
+		}
+		if (j >= n)
+			break;
+	}
+	c->shallow = instance_model(r, c);
+	return c->layout = 1;
+}
+
+/* Decides the HotSpot size model at the first object (see schema/README.md). */
+static void decide_model(reader *r, uint64_t first_id)
+{
+	if (r->coops_decided)
+		return;
+	r->coops_decided = 1;
+	if (r->android) {
+		r->oop = 4;
+		r->obj_header = 8;
+		r->arr_header = 12;
+		r->coops = 1;
+		return;
+	}
+	if (r->idsize == 4) {
+		r->oop = 4;
+		r->obj_header = 8;
+		r->arr_header = 12;
+		r->coops = 0;
+		return;
+	}
+	int coops = r->opt->compressed_oops;
+	if (coops < 0)
+		coops = first_id < ((uint64_t)32 << 30);
+	r->coops = coops;
+	r->oop = coops ? 4 : 8;
+	r->obj_header = 12;
+	r->arr_header = 16;
+}
+
+/* ---- output helpers ------------------------------------------------------ */
+
+static void vals_clear(reader *r, size_t n)
+{
+	memset(r->vals, 0, n * sizeof *r->vals);
+}
+static inline void val_int(hf_value *v, int64_t x) { v->i = x; v->present = 1; }
+static inline void val_u(hf_value *v, uint64_t x) { v->u = x; v->present = 1; }
+static inline void val_text(hf_value *v, const char *s, size_t n) { v->s = s; v->n = n; v->present = 1; }
+
+static hf_status edge(reader *r, const hf_type *t, uint64_t src, uint64_t dst, uint64_t label)
+{
+	hf_edge e = { t, src, dst, label, r->dump };
+	r->stats->edges++;
+	return hf_sink_edge(r->sink, &e, r->err);
+}
+
+static hf_status root(reader *r, const char *kind, uint64_t obj, int64_t thread, int64_t frame,
+                      int64_t trace, uint64_t jni)
+{
+	if (!r->emit)
+		return HF_OK;
+	vals_clear(r, hprof_rec_root.nfields);
+	val_int(&r->vals[0], r->dump);
+	val_text(&r->vals[1], kind, strlen(kind));
+	val_u(&r->vals[2], obj);
+	if (thread >= 0) val_int(&r->vals[3], thread);
+	if (frame != INT64_MIN) val_int(&r->vals[4], frame);
+	if (trace >= 0) val_int(&r->vals[5], trace);
+	if (jni != UINT64_MAX) val_u(&r->vals[6], jni);
+	val_int(&r->vals[7], r->heap);
+	r->stats->roots++;
+	hf_record rec = { &hprof_rec_root, r->vals };
+	return hf_sink_record(r->sink, &rec, r->err);
+}
+
+/* Appends one primitive value as JSON. */
+static bool json_prim(hf_buf *b, unsigned t, const uint8_t *p)
+{
+	switch (t) {
+	case T_BOOLEAN: return p[0] ? hf_buf_append(b, "true", 4) : hf_buf_append(b, "false", 5);
+	case T_BYTE: return hf_buf_i64(b, (int8_t)p[0]);
+	case T_CHAR: return hf_buf_u64(b, hf_be16(p));
+	case T_SHORT: return hf_buf_i64(b, (int16_t)hf_be16(p));
+	case T_INT: return hf_buf_i64(b, (int32_t)hf_be32(p));
+	case T_LONG: return hf_buf_i64(b, (int64_t)hf_be64(p));
+	case T_FLOAT: case T_DOUBLE: {
+		double d;
+		if (t == T_FLOAT) {
+			uint32_t u = hf_be32(p);
+			float f;
+			memcpy(&f, &u, 4);
+			d = f;
+		} else {
+			uint64_t u = hf_be64(p);
+			memcpy(&d, &u, 8);
+		}
+		if (!isfinite(d))
+			return hf_buf_append(b, isnan(d) ? "\"NaN\"" : d > 0 ? "\"Infinity\"" : "\"-Infinity\"",
+			                     isnan(d) ? 5 : d > 0 ? 10 : 11);
+		char tmp[40];
+		int n = snprintf(tmp, sizeof tmp, t == T_FLOAT ? "%.9g" : "%.17g", d);
+		return hf_buf_append(b, tmp, (size_t)n);
+	}
+	}
+	return hf_buf_append(b, "null", 4);
+}
+
+static bool json_key_name(reader *r, hf_buf *b, uint64_t hname)
+{
+	const name_entry *e = name_get(r, hname);
+	if (e)
+		return hf_buf_json_string(b, (const char *)r->name_arena.data + e->off, e->len);
+	char tmp[40];
+	int n = snprintf(tmp, sizeof tmp, "#name%" PRIu64, hname);
+	return hf_buf_json_string(b, tmp, (size_t)n);
+}
+
+/* ---- string text ---------------------------------------------------------- */
+
+static hf_status decode_text(reader *r, const pending_string *ps, unsigned type,
+                             const uint8_t *data, uint64_t len)
+{
+	/* len is in elements. */
+	uint64_t from = 0, to = len;
+	if (ps->offset >= 0) {
+		from = (uint64_t)ps->offset;
+		to = ps->count >= 0 ? from + (uint64_t)ps->count : len;
+		if (from > len) from = len;
+		if (to > len || to < from) to = len;
+	} else if (ps->count >= 0 && (uint64_t)ps->count < len && type == T_CHAR && r->android) {
+		to = (uint64_t)ps->count;
+	}
+	uint64_t n = to - from;
+	r->text.len = 0;
+	if (type == T_CHAR) {
+		if (!hf_buf_reserve(&r->text, n * 3 + 4))
+			return nomem(r);
+		r->text.len = hf_utf16_decode(data + 2 * from, n, 0, (char *)r->text.data);
+	} else if (ps->coder == 1) {
+		/* JDK 9+ UTF16 coder: two bytes per char in the VM's native order,
+		 * little-endian on every realistic host. */
+		uint64_t units = n / 2;
+		if (!hf_buf_reserve(&r->text, units * 3 + 4))
+			return nomem(r);
+		r->text.len = hf_utf16_decode(data + from, units, 1, (char *)r->text.data);
+	} else {
+		if (!hf_buf_reserve(&r->text, n * 2 + 4))
+			return nomem(r);
+		r->text.len = hf_latin1_decode(data + from, n, (char *)r->text.data);
+	}
+	r->stats->string_texts++;
+	return emit_string(r, ps->sid, (const char *)r->text.data, r->text.len);
+}
+
+static void pending_release(reader *r, uint32_t ix)
+{
+	r->pending[ix].next = (uint32_t)r->pending_free;
+	r->pending_free = ix;
+}
+
+/* A char[] or byte[] arrived: resolve Strings waiting for it. */
+static hf_status resolve_pending(reader *r, uint64_t id, unsigned type, const uint8_t *data,
+                                 uint64_t len)
+{
+	uint64_t *first = hf_map_get(&r->pending_map, id);
+	if (!first)
+		return HF_OK;
+	uint32_t ix = (uint32_t)*first;
+	hf_map_remove(&r->pending_map, id);
+	while (ix != UINT32_MAX) {
+		uint32_t next = r->pending[ix].next;
+		hf_status st = decode_text(r, &r->pending[ix], type, data, len);
+		pending_release(r, ix);
+		if (st)
+			return st;
+		ix = next;
+	}
+	return HF_OK;
+}
+
+static void cache_evict_one(reader *r)
+{
+	cached_array *a = &r->cache[r->cache_tail];
+	uint64_t *slot = hf_map_get(&r->cache_map, a->id);
+	if (slot && *slot == r->cache_tail)
+		hf_map_remove(&r->cache_map, a->id);
+	r->cache_tail = (r->cache_tail + 1) % r->cache_slots;
+	r->cache_used_slots--;
+}
+
+/* Keeps a copy of a small char[]/byte[] for Strings that come after it. */
+static void cache_put(reader *r, uint64_t id, unsigned type, const uint8_t *data, size_t bytes)
+{
+	if (!r->cache_ring || bytes > r->cache_cap / 16)
+		return;
+	if (r->cache_wpos + bytes > r->cache_cap)
+		r->cache_wpos = 0;
+	size_t lo = r->cache_wpos, hi = r->cache_wpos + bytes;
+	/* Evict entries that the new bytes overwrite, and make a slot. */
+	while (r->cache_used_slots) {
+		cached_array *t = &r->cache[r->cache_tail];
+		bool overlaps = t->off < hi && lo < t->off + t->len;
+		if (!overlaps && r->cache_used_slots < r->cache_slots)
+			break;
+		cache_evict_one(r);
+	}
+	cached_array *a = &r->cache[r->cache_head];
+	a->id = id;
+	a->off = lo;
+	a->len = bytes;
+	a->type = (uint8_t)type;
+	memcpy(r->cache_ring + lo, data, bytes);
+	if (!hf_map_put(&r->cache_map, id, r->cache_head))
+		return;
+	r->cache_head = (r->cache_head + 1) % r->cache_slots;
+	r->cache_used_slots++;
+	r->cache_wpos = hi;
+}
+
+/* A String instance: decode now if its array is cached, else wait for it. */
+static hf_status string_text(reader *r, uint64_t value_id, pending_string ps)
+{
+	uint64_t *slot = hf_map_get(&r->cache_map, value_id);
+	if (slot) {
+		cached_array *a = &r->cache[*slot];
+		unsigned esz = a->type == T_CHAR ? 2 : 1;
+		return decode_text(r, &ps, a->type, r->cache_ring + a->off, a->len / esz);
+	}
+	uint32_t ix;
+	if (r->pending_free != UINT32_MAX) {
+		ix = (uint32_t)r->pending_free;
+		r->pending_free = r->pending[ix].next;
+	} else {
+		if (r->npending == r->cappending) {
+			size_t nc = r->cappending ? r->cappending * 2 : 1024;
+			if (nc >= UINT32_MAX)
+				return hf_error_set(r->err, HF_ERR_LIMIT, "too many pending strings");
+			pending_string *np = realloc(r->pending, nc * sizeof *np);
+			if (!np)
+				return nomem(r);
+			r->pending = np;
+			r->cappending = nc;
+		}
+		ix = (uint32_t)r->npending++;
+	}
+	uint64_t *first = hf_map_get(&r->pending_map, value_id);
+	ps.next = first ? (uint32_t)*first : UINT32_MAX;
+	r->pending[ix] = ps;
+	if (!hf_map_put(&r->pending_map, value_id, ix))
+		return nomem(r);
+	return HF_OK;
+}
+
+/* ---- instances ------------------------------------------------------------ */
+
+#define SPOOL_HDR 36
+static hf_status spool_instance(reader *r, uint64_t obj, uint64_t cls, const uint8_t *data,
+                                uint32_t n, uint64_t off)
+{
+	uint8_t hdr[SPOOL_HDR];
+	memcpy(hdr, &obj, 8);
+	memcpy(hdr + 8, &cls, 8);
+	memcpy(hdr + 16, &off, 8);
+	memcpy(hdr + 24, &r->heap, 4);
+	memcpy(hdr + 28, &r->dump, 4);
+	memcpy(hdr + 32, &n, 4);
+	size_t limit = r->opt->spool_memory ? r->opt->spool_memory : DEFAULT_SPOOL_MEMORY;
+	if (!r->spool_file && r->spool.len + sizeof hdr + n > limit) {
+		r->spool_file = tmpfile();
+		if (!r->spool_file)
+			return hf_error_set(r->err, HF_ERR_IO, "cannot create a temporary file for deferred instances");
+	}
+	if (r->spool_file) {
+		if (r->spool.len) {
+			if (fwrite(r->spool.data, 1, r->spool.len, r->spool_file) != r->spool.len)
+				return hf_error_set(r->err, HF_ERR_IO, "cannot write the temporary file of deferred instances");
+			r->spool.len = 0;
+		}
+		if (fwrite(hdr, 1, sizeof hdr, r->spool_file) != sizeof hdr ||
+		    (n && fwrite(data, 1, n, r->spool_file) != n))
+			return hf_error_set(r->err, HF_ERR_IO, "cannot write the temporary file of deferred instances");
+	} else if (!hf_buf_append(&r->spool, hdr, sizeof hdr) || !hf_buf_append(&r->spool, data, n)) {
+		return nomem(r);
+	}
+	r->spool_count++;
+	r->stats->deferred_instances++;
+	return HF_OK;
+}
+
+static hf_status emit_instance(reader *r, uint64_t obj, uint64_t cls, const uint8_t *data,
+                               uint32_t n, uint32_t heap, int final, uint64_t off)
+{
+	class_info *c = class_get(r, cls);
+	int lay = c ? class_layout(r, c) : 0;
+	if (lay == 0 && !final)
+		return spool_instance(r, obj, cls, data, n, off);
+	hf_status st;
+	hf_value v[2];
+	memset(v, 0, sizeof v);
+	uint64_t size = 0;
+	int fields_ok = lay == 1 && n == c->total;
+	if (lay == 1 && !fields_ok) {
+		st = warn(r, off, "instance 0x%" PRIx64 " has %u field bytes but its class chain declares %u; fields not decoded",
+		          obj, n, c->total);
+		if (st)
+			return st;
+	} else if (lay == -1) {
+		st = warn(r, off, "class 0x%" PRIx64 " has a superclass cycle or a chain deeper than %d", cls, MAX_CLASS_CHAIN);
+		if (st)
+			return st;
+	} else if (lay == 0) {
+		st = warn(r, off, "instance 0x%" PRIx64 " of class 0x%" PRIx64 " whose class dump (or a superclass's) is missing; fields not decoded",
+		          obj, cls);
+		if (st)
+			return st;
+	}
+	if (lay == 1)
+		size = c->shallow;
+	else if (!r->android)
+		size = align8(r->obj_header + n);
+	else
+		size = n;
+	if (fields_ok) {
+		for (uint32_t i = 0; i < c->nflat; i++) {
+			const flat_field *f = &c->flat[i];
+			if (f->type != T_OBJECT)
+				continue;
+			uint64_t ref = hf_beid(data + f->offset, r->idsize);
+			if (ref && (st = edge(r, &hprof_edge_field, obj, ref, f->name)))
+				return st;
+		}
+		if (c->is_string && c->str_value >= 0) {
+			uint64_t value = hf_beid(data + c->flat[c->str_value].offset, r->idsize);
+			if (value) {
+				pending_string ps = { r->next_sid++, -1, -1, -1, UINT32_MAX };
+				if (c->str_coder >= 0)
+					ps.coder = data[c->flat[c->str_coder].offset];
+				if (c->str_offset >= 0)
+					ps.offset = (int32_t)hf_be32(data + c->flat[c->str_offset].offset);
+				if (c->str_count >= 0)
+					ps.count = (int32_t)hf_be32(data + c->flat[c->str_count].offset);
+				if (ps.offset < 0 && c->str_offset >= 0) ps.offset = 0;
+				if (ps.count < 0 && c->str_count >= 0) ps.count = 0;
+				val_u(&v[0], ps.sid);
+				if ((st = string_text(r, value, ps)))
+					return st;
+			}
+		}
+		if (r->opt->values) {
+			hf_buf *b = &r->json;
+			b->len = 0;
+			bool ok = hf_buf_append(b, "{", 1);
+			int first = 1;
+			for (uint32_t i = 0; i < c->nflat && ok; i++) {
+				const flat_field *f = &c->flat[i];
+				if (f->type == T_OBJECT)
+					continue;
+				ok = (first || hf_buf_append(b, ",", 1)) && json_key_name(r, b, f->hname) &&
+				     hf_buf_append(b, ":", 1) && json_prim(b, f->type, data + f->offset);
+				first = 0;
+			}
+			if (!ok || !hf_buf_append(b, "}", 1))
+				return nomem(r);
+			val_text(&v[1], (const char *)b->data, b->len);
+		}
+	}
+	r->stats->instances++;
+	hf_node node = { &hprof_node_instance, obj, r->dump, cls, size, heap, v };
+	return hf_sink_node(r->sink, &node, r->err);
+}
+
+/* Decodes every deferred instance of the dump that just ended. */
+static hf_status replay_spool(reader *r)
+{
+	if (!r->spool_count)
+		return HF_OK;
+	hf_status st = HF_OK;
+	uint32_t saved_dump = r->dump, saved_heap = r->heap;
+	if (r->spool_file) {
+		if (r->spool.len && fwrite(r->spool.data, 1, r->spool.len, r->spool_file) != r->spool.len)
+			return hf_error_set(r->err, HF_ERR_IO, "cannot write the temporary file of deferred instances");
+		r->spool.len = 0;
+		rewind(r->spool_file);
+		uint8_t hdr[SPOOL_HDR];
+		hf_buf data;
+		hf_buf_init(&data);
+		for (uint64_t i = 0; i < r->spool_count && !st; i++) {
+			uint64_t obj, cls, off;
+			uint32_t n;
+			if (fread(hdr, 1, sizeof hdr, r->spool_file) != sizeof hdr) {
+				st = hf_error_set(r->err, HF_ERR_IO, "cannot read the temporary file of deferred instances");
+				break;
+			}
+			memcpy(&obj, hdr, 8);
+			memcpy(&cls, hdr + 8, 8);
+			memcpy(&off, hdr + 16, 8);
+			memcpy(&r->heap, hdr + 24, 4);
+			memcpy(&r->dump, hdr + 28, 4);
+			memcpy(&n, hdr + 32, 4);
+			data.len = 0;
+			if (!hf_buf_reserve(&data, n)) {
+				st = nomem(r);
+				break;
+			}
+			if (n && fread(data.data, 1, n, r->spool_file) != n) {
+				st = hf_error_set(r->err, HF_ERR_IO, "cannot read the temporary file of deferred instances");
+				break;
+			}
+			st = emit_instance(r, obj, cls, data.data, n, r->heap, 1, off);
+		}
+		hf_buf_free(&data);
+		fclose(r->spool_file);
+		r->spool_file = NULL;
+	} else {
+		size_t p = 0;
+		while (p + SPOOL_HDR <= r->spool.len && !st) {
+			uint64_t obj, cls, off;
+			uint32_t n;
+			const uint8_t *hdr = r->spool.data + p;
+			memcpy(&obj, hdr, 8);
+			memcpy(&cls, hdr + 8, 8);
+			memcpy(&off, hdr + 16, 8);
+			memcpy(&r->heap, hdr + 24, 4);
+			memcpy(&r->dump, hdr + 28, 4);
+			memcpy(&n, hdr + 32, 4);
+			st = emit_instance(r, obj, cls, hdr + SPOOL_HDR, n, r->heap, 1, off);
+			p += SPOOL_HDR + (size_t)n;
+		}
+		r->spool.len = 0;
+	}
+	r->spool_count = 0;
+	r->dump = saved_dump;
+	r->heap = saved_heap;
+	return st;
+}
+
+/* ---- dumps ----------------------------------------------------------------- */
+
+static void dump_open(reader *r)
+{
+	if (r->dump_open)
+		return;
+	r->dump_open = 1;
+	r->heap = 0;
+	r->emit = r->opt->dump_index < 0 || (uint64_t)r->opt->dump_index == r->dump;
+}
+
+static hf_status dump_close(reader *r)
+{
+	if (!r->dump_open)
+		return HF_OK;
+	hf_status st = replay_spool(r);
+	if (st)
+		return st;
+	/* Strings still waiting for an array that was never dumped. */
+	r->stats->unresolved_strings += r->pending_map.count;
+	hf_map_free(&r->pending_map);
+	r->npending = 0;
+	r->pending_free = UINT32_MAX;
+	r->dump_open = 0;
+	r->dump_segmented = 0;
+	r->dump++;
+	r->stats->dumps++;
+	return HF_OK;
+}
+
+/* ---- heap-dump sub-records --------------------------------------------------- */
+
+typedef struct heap_ctx {
+	unsigned tag;        /* 0x0C or 0x1C */
+	uint64_t left;       /* bytes left in the record */
+} heap_ctx;
+
+/* Peeks exactly n bytes of the current sub-record. */
+static hf_status need(reader *r, heap_ctx *h, uint64_t start, int sub, size_t n,
+                      const uint8_t **p)
+{
+	if (n > h->left)
+		return fail(r, HF_ERR_FORMAT, start, h->tag, sub,
+		            "needs %zu bytes but only %" PRIu64 " remain in the record", n, h->left);
+	size_t avail;
+	hf_status st = hf_input_peek(r->in, n, p, &avail, r->err);
+	if (st)
+		return st;
+	if (avail < n)
+		return fail(r, HF_ERR_TRUNCATED, start, h->tag, sub,
+		            "the file ends inside this sub-record (needs %zu bytes, %zu left)", n, avail);
+	return HF_OK;
+}
+
+static void take(reader *r, heap_ctx *h, size_t n)
+{
+	hf_input_consume(r->in, n);
+	h->left -= n;
+}
+
+static hf_status class_dump(reader *r, heap_ctx *h, uint64_t start)
+{
+	const unsigned I = r->idsize;
+	/* A class dump is at most ~2.5 MB (three u2-counted lists): peek it all. */
+	uint64_t want = h->left < ((uint64_t)4 << 20) ? h->left : ((uint64_t)4 << 20);
+	const uint8_t *p;
+	size_t avail;
+	hf_status st = hf_input_peek(r->in, (size_t)want, &p, &avail, r->err);
+	if (st)
+		return st;
+	if (avail > h->left)
+		avail = (size_t)h->left;
+	size_t q = 0;
+#define NEED(n) do { if ((n) > avail - q) return fail(r, avail < want ? HF_ERR_TRUNCATED : HF_ERR_FORMAT, start, h->tag, SUB_CLASS_DUMP, "the class dump runs past the end of its record"); } while (0)
+	NEED(7 * I + 8);
+	uint64_t id = hf_beid(p, I);
+	decide_model(r, id);
+	uint64_t super = hf_beid(p + I + 4, I);
+	uint64_t loader = hf_beid(p + 2 * I + 4, I);
+	uint64_t signers = hf_beid(p + 3 * I + 4, I);
+	uint64_t domain = hf_beid(p + 4 * I + 4, I);
+	uint32_t isize = hf_be32(p + 7 * I + 4);
+	q = 7 * I + 8;
+	NEED(2);
+	uint16_t ncp = hf_be16(p + q);
+	q += 2;
+	size_t cp_start = q;
+	for (uint16_t i = 0; i < ncp; i++) {
+		NEED(3);
+		unsigned t = p[q + 2];
+		unsigned sz = type_size(r, t);
+		if (!sz)
+			return fail(r, HF_ERR_FORMAT, start, h->tag, SUB_CLASS_DUMP,
+			            "constant-pool entry %u has invalid basic type %u", i, t);
+		NEED(3 + sz);
+		q += 3 + sz;
+	}
+	NEED(2);
+	uint16_t nst = hf_be16(p + q);
+	q += 2;
+	size_t st_start = q;
+	for (uint16_t i = 0; i < nst; i++) {
+		NEED(I + 1);
+		unsigned t = p[q + I];
+		unsigned sz = type_size(r, t);
+		if (!sz)
+			return fail(r, HF_ERR_FORMAT, start, h->tag, SUB_CLASS_DUMP,
+			            "static field %u has invalid basic type %u", i, t);
+		NEED(I + 1 + sz);
+		q += I + 1 + sz;
+	}
+	NEED(2);
+	uint16_t nif = hf_be16(p + q);
+	q += 2;
+	NEED((size_t)nif * (I + 1));
+	size_t if_start = q;
+	for (uint16_t i = 0; i < nif; i++) {
+		unsigned t = p[q + i * (I + 1) + I];
+		if (!type_size(r, t))
+			return fail(r, HF_ERR_FORMAT, start, h->tag, SUB_CLASS_DUMP,
+			            "instance field %u has invalid basic type %u", i, t);
+	}
+	q += (size_t)nif * (I + 1);
+#undef NEED
+
+	class_info *c = class_new(r, id);
+	if (!c)
+		return nomem(r);
+	c->super = super;
+	c->loader = loader;
+	c->instance_size = isize;
+	c->dumped = 1;
+	c->nfields = nif;
+	if (nif) {
+		c->fields = malloc(nif * sizeof *c->fields);
+		if (!c->fields)
+			return nomem(r);
+		for (uint16_t i = 0; i < nif; i++) {
+			c->fields[i].name = hf_beid(p + if_start + i * (I + 1), I);
+			c->fields[i].type = p[if_start + i * (I + 1) + I];
+		}
+	}
+	c->is_string = id == r->string_class;
+	/* Layouts of subclasses computed before cannot exist (layout needs this
+	 * class), but a class dumped twice resets its own. */
+
+	if (!r->emit)
+		goto done;
+	/* Static and constant-pool references. */
+	uint64_t static_bytes = 0;
+	int has_class_pseudo = 0;
+	size_t s = st_start;
+	for (uint16_t i = 0; i < nst; i++) {
+		uint64_t fname = hf_beid(p + s, I);
+		unsigned t = p[s + I];
+		if (t == T_OBJECT) {
+			uint64_t ref = hf_beid(p + s + I + 1, I);
+			if (ref && (st = edge(r, &hprof_edge_static, id, ref, name_sid(r, fname))))
+				return st;
+		}
+		static_bytes += t == T_OBJECT ? r->oop : type_size(r, t);
+		const name_entry *e = name_get(r, fname);
+		if (e && e->len > 7 && !memcmp(r->name_arena.data + e->off, "$class$", 7))
+			has_class_pseudo = 1;
+		s += I + 1 + type_size(r, t);
+	}
+	s = cp_start;
+	for (uint16_t i = 0; i < ncp; i++) {
+		uint16_t idx = hf_be16(p + s);
+		unsigned t = p[s + 2];
+		if (t == T_OBJECT) {
+			uint64_t ref = hf_beid(p + s + 3, I);
+			if (ref && (st = edge(r, &hprof_edge_cpool, id, ref, idx)))
+				return st;
+		}
+		s += 3 + type_size(r, t);
+	}
+	if (super && (st = edge(r, &hprof_edge_super, id, super, 0)))
+		return st;
+	if (loader && (st = edge(r, &hprof_edge_loader, id, loader, 0)))
+		return st;
+	if (signers && (st = edge(r, &hprof_edge_signers, id, signers, 0)))
+		return st;
+	if (domain && (st = edge(r, &hprof_edge_domain, id, domain, 0)))
+		return st;
+
+	/* The class node. */
+	uint64_t size = static_bytes;
+	class_info *jlc = r->class_class ? class_get(r, r->class_class) : NULL;
+	if (r->android) {
+		if (!has_class_pseudo && jlc)
+			size += jlc->instance_size;
+	} else if (jlc && class_layout(r, jlc) == 1) {
+		size = align8(jlc->shallow + static_bytes);
+	} else {
+		size = align8(r->obj_header + static_bytes);
+	}
+	hf_value v[9];
+	memset(v, 0, sizeof v);
+	uint64_t *hname = hf_map_get(&r->class_name, id);
+	if (hname) {
+		val_u(&v[0], name_sid(r, *hname));
+		uint64_t *jn = hf_map_get(&r->class_java_name, id);
+		if (jn)
+			val_u(&v[1], *jn);
+	}
+	val_u(&v[2], super);
+	val_u(&v[3], loader);
+	val_int(&v[4], isize);
+	uint64_t *serial = hf_map_get(&r->class_serial, id);
+	if (serial)
+		val_int(&v[5], (int64_t)*serial);
+	val_int(&v[6], nst);
+	val_int(&v[7], nif);
+	if (r->opt->values) {
+		hf_buf *b = &r->json;
+		b->len = 0;
+		bool ok = hf_buf_append(b, "{", 1);
+		int first = 1;
+		s = st_start;
+		for (uint16_t i = 0; i < nst && ok; i++) {
+			uint64_t fname = hf_beid(p + s, I);
+			unsigned t = p[s + I];
+			if (t != T_OBJECT) {
+				ok = (first || hf_buf_append(b, ",", 1)) && json_key_name(r, b, fname) &&
+				     hf_buf_append(b, ":", 1) && json_prim(b, t, p + s + I + 1);
+				first = 0;
+			}
+			s += I + 1 + type_size(r, t);
+		}
+		s = cp_start;
+		for (uint16_t i = 0; i < ncp && ok; i++) {
+			unsigned t = p[s + 2];
+			if (t != T_OBJECT) {
+				ok = (first || hf_buf_append(b, ",", 1)) &&
+				     hf_buf_printf(b, "\"#%u\":", hf_be16(p + s)) && json_prim(b, t, p + s + 3);
+				first = 0;
+			}
+			s += 3 + type_size(r, t);
+		}
+		if (!ok || !hf_buf_append(b, "}", 1))
+			return nomem(r);
+		val_text(&v[8], (const char *)b->data, b->len);
+	}
+	r->stats->classes++;
+	uint64_t jlc_id = r->class_class;
+	hf_node node = { &hprof_node_class, id, r->dump, jlc_id, size, r->heap, v };
+	if ((st = hf_sink_node(r->sink, &node, r->err)))
+		return st;
+
+	if (!c->fields_emitted) {
+		c->fields_emitted = 1;
+		s = st_start;
+		for (uint16_t i = 0; i < nst; i++) {
+			unsigned t = p[s + I];
+			vals_clear(r, 5);
+			val_u(&r->vals[0], id);
+			val_int(&r->vals[1], i);
+			val_int(&r->vals[2], 1);
+			val_u(&r->vals[3], name_sid(r, hf_beid(p + s, I)));
+			val_text(&r->vals[4], type_names[t], strlen(type_names[t]));
+			hf_record rec = { &hprof_rec_class_field, r->vals };
+			if ((st = hf_sink_record(r->sink, &rec, r->err)))
+				return st;
+			s += I + 1 + type_size(r, t);
+		}
+		for (uint16_t i = 0; i < nif; i++) {
+			unsigned t = c->fields[i].type;
+			vals_clear(r, 5);
+			val_u(&r->vals[0], id);
+			val_int(&r->vals[1], i);
+			val_int(&r->vals[2], 0);
+			val_u(&r->vals[3], name_sid(r, c->fields[i].name));
+			val_text(&r->vals[4], type_names[t], strlen(type_names[t]));
+			hf_record rec = { &hprof_rec_class_field, r->vals };
+			if ((st = hf_sink_record(r->sink, &rec, r->err)))
+				return st;
+		}
+	}
+done:
+	take(r, h, q);
+	return HF_OK;
+}
+
+static hf_status instance_dump(reader *r, heap_ctx *h, uint64_t start)
+{
+	const unsigned I = r->idsize;
+	const uint8_t *p;
+	hf_status st = need(r, h, start, SUB_INSTANCE_DUMP, 2 * I + 8, &p);
+	if (st)
+		return st;
+	uint64_t obj = hf_beid(p, I);
+	uint64_t cls = hf_beid(p + I + 4, I);
+	uint32_t n = hf_be32(p + 2 * I + 4);
+	decide_model(r, obj);
+	if ((uint64_t)n > h->left - (2 * I + 8))
+		return fail(r, HF_ERR_FORMAT, start, h->tag, SUB_INSTANCE_DUMP,
+		            "instance 0x%" PRIx64 " declares %u field bytes but only %" PRIu64 " remain in the record",
+		            obj, n, h->left - (2 * I + 8));
+	if ((size_t)n + 2 * I + 8 > HF_INPUT_MAX_PEEK)
+		return fail(r, HF_ERR_LIMIT, start, h->tag, SUB_INSTANCE_DUMP,
+		            "instance 0x%" PRIx64 " declares %u field bytes, more than any class can have", obj, n);
+	if ((st = need(r, h, start, SUB_INSTANCE_DUMP, 2 * I + 8 + (size_t)n, &p)))
+		return st;
+	if (r->emit && (st = emit_instance(r, obj, cls, p + 2 * I + 8, n, r->heap, 0, start)))
+		return st;
+	take(r, h, 2 * I + 8 + (size_t)n);
+	return HF_OK;
+}
+
+static hf_status object_array_dump(reader *r, heap_ctx *h, uint64_t start)
+{
+	const unsigned I = r->idsize;
+	const uint8_t *p;
+	hf_status st = need(r, h, start, SUB_OBJECT_ARRAY_DUMP, 2 * I + 8, &p);
+	if (st)
+		return st;
+	uint64_t obj = hf_beid(p, I);
+	uint32_t count = hf_be32(p + I + 4);
+	uint64_t cls = hf_beid(p + I + 8, I);
+	decide_model(r, obj);
+	uint64_t bytes = (uint64_t)count * I;
+	if (bytes > h->left - (2 * I + 8))
+		return fail(r, HF_ERR_FORMAT, start, h->tag, SUB_OBJECT_ARRAY_DUMP,
+		            "array 0x%" PRIx64 " declares %u elements (%" PRIu64 " bytes) but only %" PRIu64 " remain in the record",
+		            obj, count, bytes, h->left - (2 * I + 8));
+	take(r, h, 2 * I + 8);
+	uint64_t i = 0;
+	while (i < count) {
+		uint64_t chunk = count - i;
+		if (chunk > 65536)
+			chunk = 65536;
+		if ((st = need(r, h, start, SUB_OBJECT_ARRAY_DUMP, (size_t)(chunk * I), &p)))
+			return st;
+		if (r->emit)
+			for (uint64_t k = 0; k < chunk; k++) {
+				uint64_t ref = hf_beid(p + k * I, I);
+				if (ref && (st = edge(r, &hprof_edge_element, obj, ref, i + k)))
+					return st;
+			}
+		take(r, h, (size_t)(chunk * I));
+		i += chunk;
+	}
+	if (!r->emit)
+		return HF_OK;
+	hf_value v[1];
+	memset(v, 0, sizeof v);
+	val_int(&v[0], count);
+	r->stats->object_arrays++;
+	hf_node node = { &hprof_node_objarray, obj, r->dump, cls, array_size(r, count, r->oop),
+	                 r->heap, v };
+	return hf_sink_node(r->sink, &node, r->err);
+}
+
+static hf_status primitive_array_dump(reader *r, heap_ctx *h, uint64_t start, int nodata)
+{
+	const unsigned I = r->idsize;
+	const int sub = nodata ? SUB_PRIMITIVE_ARRAY_NODATA : SUB_PRIMITIVE_ARRAY_DUMP;
+	const uint8_t *p;
+	hf_status st = need(r, h, start, sub, I + 9, &p);
+	if (st)
+		return st;
+	uint64_t obj = hf_beid(p, I);
+	uint32_t count = hf_be32(p + I + 4);
+	unsigned t = p[I + 8];
+	decide_model(r, obj);
+	unsigned esz = (t == T_OBJECT) ? 0 : type_size(r, t);
+	if (!esz)
+		return fail(r, HF_ERR_FORMAT, start, h->tag, sub,
+		            "array 0x%" PRIx64 " has invalid element type %u", obj, t);
+	uint64_t bytes = nodata ? 0 : (uint64_t)count * esz;
+	if (bytes > h->left - (I + 9))
+		return fail(r, HF_ERR_FORMAT, start, h->tag, sub,
+		            "array 0x%" PRIx64 " declares %u %s elements (%" PRIu64 " bytes) but only %" PRIu64 " remain in the record",
+		            obj, count, type_names[t], bytes, h->left - (I + 9));
+	take(r, h, I + 9);
+	int is_text = (t == T_CHAR || t == T_BYTE) && r->emit;
+	int want_values = r->opt->values && r->emit && !nodata;
+	int pending = is_text && hf_map_get(&r->pending_map, obj) != NULL;
+	size_t cache_limit = r->cache_cap / 16;
+	int whole = is_text && (pending || bytes <= cache_limit);
+	hf_buf *js = &r->json;
+	js->len = 0;
+	if (want_values && !hf_buf_append(js, "[", 1))
+		return nomem(r);
+	if (whole && bytes <= HF_INPUT_MAX_PEEK) {
+		if ((st = need(r, h, start, sub, (size_t)bytes, &p)))
+			return st;
+		if (pending && (st = resolve_pending(r, obj, t, p, count)))
+			return st;
+		cache_put(r, obj, t, p, (size_t)bytes);
+		if (want_values)
+			for (uint64_t k = 0; k < count; k++)
+				if ((k && !hf_buf_append(js, ",", 1)) || !json_prim(js, t, p + k * esz))
+					return nomem(r);
+		take(r, h, (size_t)bytes);
+	} else if (want_values || (pending && bytes > HF_INPUT_MAX_PEEK)) {
+		/* Stream the contents in pieces. */
+		uint64_t done = 0;
+		if (pending) {
+			/* A String whose array is larger than one peek: decode from a copy. */
+			hf_buf *tb = &r->tmp;
+			tb->len = 0;
+			if (!hf_buf_reserve(tb, (size_t)bytes))
+				return nomem(r);
+		}
+		while (done < bytes) {
+			uint64_t chunk = bytes - done;
+			if (chunk > ((uint64_t)1 << 20))
+				chunk = (uint64_t)1 << 20;
+			chunk -= chunk % esz;
+			if ((st = need(r, h, start, sub, (size_t)chunk, &p)))
+				return st;
+			if (want_values)
+				for (uint64_t k = 0; k < chunk / esz; k++)
+					if (((done || k) && !hf_buf_append(js, ",", 1)) || !json_prim(js, t, p + k * esz))
+						return nomem(r);
+			if (pending)
+				hf_buf_append(&r->tmp, p, (size_t)chunk);
+			take(r, h, (size_t)chunk);
+			done += chunk;
+		}
+		if (pending && (st = resolve_pending(r, obj, t, r->tmp.data, count)))
+			return st;
+	} else {
+		uint64_t skipped;
+		if ((st = hf_input_skip(r->in, bytes, &skipped, r->err)))
+			return st;
+		if (skipped < bytes)
+			return fail(r, HF_ERR_TRUNCATED, start, h->tag, sub,
+			            "the file ends inside the elements of array 0x%" PRIx64, obj);
+		h->left -= bytes;
+	}
+	if (!r->emit)
+		return HF_OK;
+	hf_value v[4];
+	memset(v, 0, sizeof v);
+	val_int(&v[0], count);
+	val_text(&v[1], type_names[t], strlen(type_names[t]));
+	if (nodata)
+		val_int(&v[2], 1);
+	if (want_values) {
+		if (!hf_buf_append(js, "]", 1))
+			return nomem(r);
+		val_text(&v[3], (const char *)js->data, js->len);
+	}
+	r->stats->primitive_arrays++;
+	hf_node node = { &hprof_node_primarray, obj, r->dump, r->prim_array_class[t],
+	                 array_size(r, count, esz), r->heap, v };
+	return hf_sink_node(r->sink, &node, r->err);
+}
+
+static hf_status heap_record(reader *r, unsigned tag, uint64_t length, uint64_t rec_start)
+{
+	const unsigned I = r->idsize;
+	heap_ctx h = { tag, length };
+	hf_status st;
+	if (tag == TAG_HEAP_DUMP) {
+		if ((st = dump_close(r)))
+			return st;
+		dump_open(r);
+	} else {
+		dump_open(r);
+		r->dump_segmented = 1;
+		r->heap = 0; /* the current heap resets at every segment (Android) */
+	}
+	r->stats->heap_records++;
+	while (h.left > 0) {
+		uint64_t start = hf_input_offset(r->in);
+		const uint8_t *p;
+		if ((st = need(r, &h, start, -1, 1, &p)))
+			return st;
+		unsigned sub = p[0];
+		take(r, &h, 1);
+		switch (sub) {
+		case SUB_ROOT_UNKNOWN: case SUB_ROOT_STICKY_CLASS: case SUB_ROOT_MONITOR_USED:
+		case SUB_ROOT_INTERNED_STRING: case SUB_ROOT_FINALIZING: case SUB_ROOT_DEBUGGER:
+		case SUB_ROOT_REFERENCE_CLEANUP: case SUB_ROOT_VM_INTERNAL: case SUB_UNREACHABLE:
+			if ((st = need(r, &h, start, (int)sub, I, &p)))
+				return st;
+			st = root(r, sub_name(sub), hf_beid(p, I), -1, INT64_MIN, -1, UINT64_MAX);
+			take(r, &h, I);
+			break;
+		case SUB_ROOT_JNI_GLOBAL:
+			if ((st = need(r, &h, start, (int)sub, 2 * I, &p)))
+				return st;
+			st = root(r, sub_name(sub), hf_beid(p, I), -1, INT64_MIN, -1, hf_beid(p + I, I));
+			take(r, &h, 2 * I);
+			break;
+		case SUB_ROOT_JNI_LOCAL: case SUB_ROOT_JAVA_FRAME: case SUB_ROOT_JNI_MONITOR:
+			if ((st = need(r, &h, start, (int)sub, I + 8, &p)))
+				return st;
+			st = root(r, sub_name(sub), hf_beid(p, I), hf_be32(p + I),
+			          hf_be32(p + I + 4) == UINT32_MAX ? -1 : (int64_t)hf_be32(p + I + 4), -1,
+			          UINT64_MAX);
+			take(r, &h, I + 8);
+			break;
+		case SUB_ROOT_NATIVE_STACK: case SUB_ROOT_THREAD_BLOCK:
+			if ((st = need(r, &h, start, (int)sub, I + 4, &p)))
+				return st;
+			st = root(r, sub_name(sub), hf_beid(p, I), hf_be32(p + I), INT64_MIN, -1, UINT64_MAX);
+			take(r, &h, I + 4);
+			break;
+		case SUB_ROOT_THREAD_OBJECT:
+			if ((st = need(r, &h, start, (int)sub, I + 8, &p)))
+				return st;
+			st = root(r, sub_name(sub), hf_beid(p, I), hf_be32(p + I), INT64_MIN,
+			          hf_be32(p + I + 4), UINT64_MAX);
+			take(r, &h, I + 8);
+			break;
+		case SUB_HEAP_DUMP_INFO: {
+			if ((st = need(r, &h, start, (int)sub, 4 + I, &p)))
+				return st;
+			uint32_t heap = hf_be32(p);
+			uint64_t sid = name_sid(r, hf_beid(p + 4, I));
+			take(r, &h, 4 + I);
+			r->heap = heap;
+			uint64_t *seen = hf_map_get(&r->heaps_seen, heap);
+			if (!seen || *seen != sid) {
+				if (!hf_map_put(&r->heaps_seen, heap, sid))
+					return nomem(r);
+				vals_clear(r, 2);
+				val_int(&r->vals[0], heap);
+				val_u(&r->vals[1], sid);
+				hf_record rec = { &hprof_rec_heap, r->vals };
+				st = hf_sink_record(r->sink, &rec, r->err);
+			}
+			break;
+		}
+		case SUB_CLASS_DUMP:
+			st = class_dump(r, &h, start);
+			break;
+		case SUB_INSTANCE_DUMP:
+			st = instance_dump(r, &h, start);
+			break;
+		case SUB_OBJECT_ARRAY_DUMP:
+			st = object_array_dump(r, &h, start);
+			break;
+		case SUB_PRIMITIVE_ARRAY_DUMP:
+			st = primitive_array_dump(r, &h, start, 0);
+			break;
+		case SUB_PRIMITIVE_ARRAY_NODATA:
+			st = primitive_array_dump(r, &h, start, 1);
+			break;
+		default:
+			return fail(r, HF_ERR_FORMAT, start, tag, (int)sub,
+			            "unknown heap-dump sub-record tag 0x%02X (sub-records carry no length, so the rest of the record cannot be read)",
+			            sub);
+		}
+		if (st)
+			return st;
+	}
+	(void)rec_start;
+	if (tag == TAG_HEAP_DUMP)
+		return dump_close(r);
+	return HF_OK;
+}
+
+/* ---- top-level records --------------------------------------------------------- */
+
+static hf_status utf8_record(reader *r, const uint8_t *p, uint64_t len, uint64_t start)
+{
+	const unsigned I = r->idsize;
+	if (len < I)
+		return fail(r, HF_ERR_FORMAT, start, TAG_UTF8, -1,
+		            "body of %" PRIu64 " bytes is shorter than an identifier", len);
+	uint64_t hid = hf_beid(p, I);
+	size_t n = (size_t)(len - I);
+	size_t off = r->name_arena.len;
+	if (!hf_buf_reserve(&r->name_arena, HF_MUTF8_OUT_MAX(n)))
+		return nomem(r);
+	size_t out = hf_mutf8_decode(p + I, n, (char *)r->name_arena.data + off);
+	r->name_arena.len += out;
+	if (r->nnames == r->capnames) {
+		size_t nc = r->capnames ? r->capnames * 2 : 4096;
+		name_entry *ne = realloc(r->names, nc * sizeof *ne);
+		if (!ne)
+			return nomem(r);
+		r->names = ne;
+		r->capnames = nc;
+	}
+	uint64_t sid = r->next_sid++;
+	if (hf_map_get(&r->name_map, hid)) {
+		hf_status st = warn(r, start, "UTF8 id 0x%" PRIx64 " appears twice; the later one is used", hid);
+		if (st)
+			return st;
+	}
+	r->names[r->nnames] = (name_entry){ sid, off, out };
+	if (!hf_map_put(&r->name_map, hid, r->nnames))
+		return nomem(r);
+	r->nnames++;
+	return emit_string(r, sid, (const char *)r->name_arena.data + off, out);
+}
+
+static hf_status load_class_record(reader *r, const uint8_t *p, uint64_t start)
+{
+	const unsigned I = r->idsize;
+	uint32_t serial = hf_be32(p);
+	uint64_t cls = hf_beid(p + 4, I);
+	uint32_t trace = hf_be32(p + 4 + I);
+	uint64_t hname = hf_beid(p + 8 + I, I);
+	(void)start;
+	if (!hf_map_put(&r->class_name, cls, hname) || !hf_map_put(&r->serial_class, serial, cls) ||
+	    !hf_map_put(&r->class_serial, cls, serial))
+		return nomem(r);
+	const name_entry *e = name_get(r, hname);
+	hf_status st;
+	if (e) {
+		const char *s = (const char *)r->name_arena.data + e->off;
+		if ((e->len == 16 && !memcmp(s, "java/lang/String", 16)) ||
+		    (e->len == 16 && !memcmp(s, "java.lang.String", 16))) {
+			r->string_class = cls;
+			class_info *c = class_get(r, cls);
+			if (c)
+				c->is_string = 1;
+		}
+		if ((e->len == 15 && !memcmp(s, "java/lang/Class", 15)) ||
+		    (e->len == 15 && !memcmp(s, "java.lang.Class", 15)))
+			r->class_class = cls;
+		static const char *const prim_hs[12] = { 0, 0, 0, 0, "[Z", "[C", "[F", "[D", "[B", "[S", "[I", "[J" };
+		static const char *const prim_an[12] = { 0, 0, 0, 0, "boolean[]", "char[]", "float[]", "double[]", "byte[]", "short[]", "int[]", "long[]" };
+		for (int t = 4; t < 12; t++)
+			if ((e->len == strlen(prim_hs[t]) && !memcmp(s, prim_hs[t], e->len)) ||
+			    (e->len == strlen(prim_an[t]) && !memcmp(s, prim_an[t], e->len)))
+				r->prim_array_class[t] = cls;
+		/* The Java source form, as its own string when it differs. */
+		java_name(s, e->len, &r->tmp);
+		uint64_t jsid = e->sid;
+		if (r->tmp.len != e->len || memcmp(r->tmp.data, s, e->len)) {
+			jsid = r->next_sid++;
+			if ((st = emit_string(r, jsid, (const char *)r->tmp.data, r->tmp.len)))
+				return st;
+		}
+		if (!hf_map_put(&r->class_java_name, cls, jsid))
+			return nomem(r);
+	}
+	vals_clear(r, 4);
+	val_int(&r->vals[0], serial);
+	val_u(&r->vals[1], cls);
+	val_int(&r->vals[2], trace);
+	val_u(&r->vals[3], name_sid(r, hname));
+	hf_record rec = { &hprof_rec_load_class, r->vals };
+	return hf_sink_record(r->sink, &rec, r->err);
+}
+
+static hf_status simple_record(reader *r, const hf_type *t, size_t n)
+{
+	hf_record rec = { t, r->vals };
+	(void)n;
+	return hf_sink_record(r->sink, &rec, r->err);
+}
+
+static hf_status body_record(reader *r, unsigned tag, const uint8_t *p, uint64_t len, uint64_t start)
+{
+	const unsigned I = r->idsize;
+	hf_status st = HF_OK;
+	char num[64];
+#define EXPECT(n) do { if (len != (uint64_t)(n)) return fail(r, HF_ERR_FORMAT, start, tag, -1, \
+	"body is %" PRIu64 " bytes, expected %" PRIu64, len, (uint64_t)(n)); } while (0)
+	switch (tag) {
+	case TAG_UTF8:
+		return utf8_record(r, p, len, start);
+	case TAG_LOAD_CLASS:
+		EXPECT(8 + 2 * I);
+		return load_class_record(r, p, start);
+	case TAG_UNLOAD_CLASS:
+		EXPECT(4);
+		vals_clear(r, 1);
+		val_int(&r->vals[0], hf_be32(p));
+		return simple_record(r, &hprof_rec_unload_class, 1);
+	case TAG_END_THREAD:
+		EXPECT(4);
+		vals_clear(r, 1);
+		val_int(&r->vals[0], hf_be32(p));
+		return simple_record(r, &hprof_rec_thread_end, 1);
+	case TAG_FRAME:
+		EXPECT(4 * I + 8);
+		vals_clear(r, 6);
+		val_u(&r->vals[0], hf_beid(p, I));
+		val_u(&r->vals[1], name_sid(r, hf_beid(p + I, I)));
+		val_u(&r->vals[2], name_sid(r, hf_beid(p + 2 * I, I)));
+		val_u(&r->vals[3], name_sid(r, hf_beid(p + 3 * I, I)));
+		val_int(&r->vals[4], hf_be32(p + 4 * I));
+		val_int(&r->vals[5], (int32_t)hf_be32(p + 4 * I + 4));
+		return simple_record(r, &hprof_rec_frame, 6);
+	case TAG_TRACE: {
+		if (len < 12)
+			EXPECT(12);
+		uint32_t nframes = hf_be32(p + 8);
+		EXPECT(12 + (uint64_t)nframes * I);
+		uint32_t serial = hf_be32(p);
+		vals_clear(r, 3);
+		val_int(&r->vals[0], serial);
+		val_int(&r->vals[1], hf_be32(p + 4));
+		val_int(&r->vals[2], nframes);
+		if ((st = simple_record(r, &hprof_rec_trace, 3)))
+			return st;
+		for (uint32_t i = 0; i < nframes; i++) {
+			vals_clear(r, 3);
+			val_int(&r->vals[0], serial);
+			val_int(&r->vals[1], i);
+			val_u(&r->vals[2], hf_beid(p + 12 + (uint64_t)i * I, I));
+			if ((st = simple_record(r, &hprof_rec_trace_frame, 3)))
+				return st;
+		}
+		return HF_OK;
+	}
+	case TAG_START_THREAD:
+		EXPECT(8 + 4 * I);
+		vals_clear(r, 6);
+		val_int(&r->vals[0], hf_be32(p));
+		val_u(&r->vals[1], hf_beid(p + 4, I));
+		val_int(&r->vals[2], hf_be32(p + 4 + I));
+		val_u(&r->vals[3], name_sid(r, hf_beid(p + 8 + I, I)));
+		val_u(&r->vals[4], name_sid(r, hf_beid(p + 8 + 2 * I, I)));
+		val_u(&r->vals[5], name_sid(r, hf_beid(p + 8 + 3 * I, I)));
+		return simple_record(r, &hprof_rec_thread, 6);
+	case TAG_ALLOC_SITES: {
+		if (len < 34)
+			EXPECT(34);
+		uint32_t nsites = hf_be32(p + 30);
+		EXPECT(34 + (uint64_t)nsites * 25);
+		uint16_t flags = hf_be16(p);
+		snprintf(num, sizeof num, "%u", hf_be32(p + 2));
+		if ((st = hf_sink_metadata(r->sink, "hprof.alloc_sites.cutoff_ratio", num, r->err)))
+			return st;
+		snprintf(num, sizeof num, "%u", hf_be32(p + 6));
+		if ((st = hf_sink_metadata(r->sink, "hprof.alloc_sites.live_bytes", num, r->err)))
+			return st;
+		snprintf(num, sizeof num, "%u", hf_be32(p + 10));
+		if ((st = hf_sink_metadata(r->sink, "hprof.alloc_sites.live_instances", num, r->err)))
+			return st;
+		snprintf(num, sizeof num, "%" PRIu64, hf_be64(p + 14));
+		if ((st = hf_sink_metadata(r->sink, "hprof.alloc_sites.bytes_allocated", num, r->err)))
+			return st;
+		snprintf(num, sizeof num, "%" PRIu64, hf_be64(p + 22));
+		if ((st = hf_sink_metadata(r->sink, "hprof.alloc_sites.instances_allocated", num, r->err)))
+			return st;
+		for (uint32_t i = 0; i < nsites; i++) {
+			const uint8_t *q = p + 34 + (uint64_t)i * 25;
+			vals_clear(r, 8);
+			val_int(&r->vals[0], flags);
+			val_int(&r->vals[1], q[0]);
+			val_int(&r->vals[2], hf_be32(q + 1));
+			val_int(&r->vals[3], hf_be32(q + 5));
+			val_int(&r->vals[4], hf_be32(q + 9));
+			val_int(&r->vals[5], hf_be32(q + 13));
+			val_int(&r->vals[6], hf_be32(q + 17));
+			val_int(&r->vals[7], hf_be32(q + 21));
+			if ((st = simple_record(r, &hprof_rec_alloc_site, 8)))
+				return st;
+		}
+		return HF_OK;
+	}
+	case TAG_HEAP_SUMMARY:
+		EXPECT(24);
+		snprintf(num, sizeof num, "%u", hf_be32(p));
+		if ((st = hf_sink_metadata(r->sink, "hprof.heap_summary.live_bytes", num, r->err)))
+			return st;
+		snprintf(num, sizeof num, "%u", hf_be32(p + 4));
+		if ((st = hf_sink_metadata(r->sink, "hprof.heap_summary.live_instances", num, r->err)))
+			return st;
+		snprintf(num, sizeof num, "%" PRIu64, hf_be64(p + 8));
+		if ((st = hf_sink_metadata(r->sink, "hprof.heap_summary.bytes_allocated", num, r->err)))
+			return st;
+		snprintf(num, sizeof num, "%" PRIu64, hf_be64(p + 16));
+		return hf_sink_metadata(r->sink, "hprof.heap_summary.instances_allocated", num, r->err);
+	case TAG_CPU_SAMPLES: {
+		if (len < 8)
+			EXPECT(8);
+		uint32_t ntraces = hf_be32(p + 4);
+		EXPECT(8 + (uint64_t)ntraces * 8);
+		snprintf(num, sizeof num, "%u", hf_be32(p));
+		if ((st = hf_sink_metadata(r->sink, "hprof.cpu_samples.total", num, r->err)))
+			return st;
+		for (uint32_t i = 0; i < ntraces; i++) {
+			vals_clear(r, 2);
+			val_int(&r->vals[0], hf_be32(p + 8 + (uint64_t)i * 8 + 4));
+			val_int(&r->vals[1], hf_be32(p + 8 + (uint64_t)i * 8));
+			if ((st = simple_record(r, &hprof_rec_cpu_sample, 2)))
+				return st;
+		}
+		return HF_OK;
+	}
+	case TAG_CONTROL_SETTINGS:
+		EXPECT(6);
+		snprintf(num, sizeof num, "%u", hf_be32(p));
+		if ((st = hf_sink_metadata(r->sink, "hprof.control_settings.flags", num, r->err)))
+			return st;
+		snprintf(num, sizeof num, "%u", hf_be16(p + 4));
+		return hf_sink_metadata(r->sink, "hprof.control_settings.stack_depth", num, r->err);
+	}
+#undef EXPECT
+	return HF_OK;
+}
+
+static hf_status declare_all(reader *r, const char *source)
+{
+	hf_status st;
+	char buf[64];
+	char crtime[40];
+	const hf_hprof_options *o = r->opt;
+	if (o->crtime)
+		snprintf(crtime, sizeof crtime, "%s", o->crtime);
+	else
+		hf_crtime_now(crtime, sizeof crtime);
+	char gen[96];
+	snprintf(gen, sizeof gen, "%s (heapfmt %s)", o->generator ? o->generator : "libheapfmt",
+	         HEAPFMT_VERSION);
+	time_t ts = (time_t)(r->timestamp_ms / 1000);
+	struct tm tm;
+	char iso[40] = "";
+	if (gmtime_r(&ts, &tm))
+		strftime(iso, sizeof iso, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	struct { const char *k; const char *v; } meta[] = {
+		{ "version_major", HEAPFMT_FORMAT_MAJOR },
+		{ "generator", gen },
+		{ "crtime", crtime },
+		{ "target_source", "hprof" },
+		{ "target_file", source },
+		{ "heapfmt.schema", HEAPFMT_SCHEMA_VERSION },
+		{ "hprof.header", r->version },
+		{ "hprof.vm", r->android ? "android" : "hotspot" },
+	};
+	for (size_t i = 0; i < sizeof meta / sizeof *meta; i++)
+		if ((st = hf_sink_metadata(r->sink, meta[i].k, meta[i].v, r->err)))
+			return st;
+	snprintf(buf, sizeof buf, "%u", r->idsize);
+	if ((st = hf_sink_metadata(r->sink, "hprof.id_size", buf, r->err)))
+		return st;
+	snprintf(buf, sizeof buf, "%" PRIu64, r->timestamp_ms);
+	if ((st = hf_sink_metadata(r->sink, "hprof.timestamp_ms", buf, r->err)))
+		return st;
+	if ((st = hf_sink_metadata(r->sink, "hprof.timestamp", iso, r->err)))
+		return st;
+	if (o->values && (st = hf_sink_metadata(r->sink, "heapfmt.values", "true", r->err)))
+		return st;
+	for (size_t i = 0; hprof_types[i]; i++)
+		if ((st = hf_sink_declare(r->sink, hprof_types[i], r->err)))
+			return st;
+	return HF_OK;
+}
+
+static hf_status read_header(reader *r)
+{
+	const uint8_t *p;
+	size_t avail;
+	hf_status st = hf_input_peek(r->in, 64, &p, &avail, r->err);
+	if (st)
+		return st;
+	size_t nul = 0;
+	while (nul < avail && nul < 64 && p[nul])
+		nul++;
+	if (avail < 16 || memcmp(p, "JAVA PROFILE 1.0", 16) != 0)
+		return hf_error_at(r->err, HF_ERR_FORMAT, 0, "header",
+		                   "not an HPROF file (no \"JAVA PROFILE 1.0\" magic)");
+	if (nul >= 64 || nul >= avail)
+		return hf_error_at(r->err, avail < 64 ? HF_ERR_TRUNCATED : HF_ERR_FORMAT, 0, "header",
+		                   "the magic string is not NUL-terminated");
+	if (avail < nul + 13)
+		return hf_error_at(r->err, HF_ERR_TRUNCATED, nul + 1, "header",
+		                   "the file ends inside the header");
+	memcpy(r->version, p, nul < sizeof r->version ? nul : sizeof r->version - 1);
+	for (char *c = r->version; *c; c++)
+		if ((unsigned char)*c < 0x20 || (unsigned char)*c > 0x7e)
+			*c = '?';
+	r->idsize = hf_be32(p + nul + 1);
+	if (r->idsize != 4 && r->idsize != 8)
+		return hf_error_at(r->err, HF_ERR_FORMAT, nul + 1, "header",
+		                   "identifier size %u is not 4 or 8", r->idsize);
+	r->timestamp_ms = hf_be64(p + nul + 5);
+	r->android = !strcmp(r->version, "JAVA PROFILE 1.0.3");
+	hf_input_consume(r->in, nul + 13);
+	return HF_OK;
+}
+
+static void progress(reader *r)
+{
+	if (!r->opt->progress)
+		return;
+	uint64_t done = hf_input_raw_offset(r->in);
+	if (done - r->last_progress < ((uint64_t)16 << 20))
+		return;
+	r->last_progress = done;
+	r->opt->progress(r->opt->progress_ctx, done, hf_input_raw_size(r->in));
+}
+
+static hf_status read_records(reader *r)
+{
+	hf_status st;
+	uint64_t heap_records = 0;
+	for (;;) {
+		progress(r);
+		uint64_t start = hf_input_offset(r->in);
+		const uint8_t *p;
+		size_t avail;
+		if ((st = hf_input_peek(r->in, 9, &p, &avail, r->err)))
+			return st;
+		if (avail == 0)
+			break;
+		if (avail < 9)
+			return hf_error_at(r->err, HF_ERR_TRUNCATED, start, "record header",
+			                   "the file ends inside a record header (%zu of 9 bytes)", avail);
+		unsigned tag = p[0];
+		uint64_t len = hf_be32(p + 5);
+		hf_input_consume(r->in, 9);
+		r->stats->records++;
+		if (tag == TAG_HEAP_DUMP || tag == TAG_HEAP_DUMP_SEGMENT) {
+			heap_records++;
+			if ((st = heap_record(r, tag, len, start)))
+				return st;
+			continue;
+		}
+		if (tag == TAG_HEAP_DUMP_END) {
+			if (len && (st = warn(r, start, "HEAP DUMP END has a %" PRIu64 "-byte body", len)))
+				return st;
+			uint64_t skipped;
+			if ((st = hf_input_skip(r->in, len, &skipped, r->err)))
+				return st;
+			if (skipped < len)
+				return fail(r, HF_ERR_TRUNCATED, start, tag, -1, "the file ends inside the record");
+			if (!r->dump_open && (st = warn(r, start, "HEAP DUMP END without a heap dump segment")))
+				return st;
+			if ((st = dump_close(r)))
+				return st;
+			continue;
+		}
+		if (!tag_name(tag)) {
+			/* Unknown top-level tag: skip it by its length and report it. */
+			r->unknown_tags++;
+			r->stats->unknown_tags++;
+			char t[16];
+			snprintf(t, sizeof t, "%s0x%02X", r->unknown_list.len ? "," : "", tag);
+			if (r->unknown_tags <= 32)
+				hf_buf_append(&r->unknown_list, t, strlen(t));
+			if ((st = warn(r, start, "unknown record tag 0x%02X (%" PRIu64 " bytes) skipped", tag, len)))
+				return st;
+			uint64_t skipped;
+			if ((st = hf_input_skip(r->in, len, &skipped, r->err)))
+				return st;
+			if (skipped < len)
+				return hf_error_at(r->err, HF_ERR_TRUNCATED, start, "unknown record",
+				                   "record tag 0x%02X declares %" PRIu64 " bytes but the file ends after %" PRIu64,
+				                   tag, len, skipped);
+			continue;
+		}
+		if (len > MAX_SMALL_RECORD)
+			return fail(r, HF_ERR_LIMIT, start, tag, -1,
+			            "body of %" PRIu64 " bytes is larger than this record type can be", len);
+		if ((st = hf_input_peek(r->in, (size_t)len, &p, &avail, r->err)))
+			return st;
+		if (avail < len)
+			return fail(r, HF_ERR_TRUNCATED, start, tag, -1,
+			            "declares %" PRIu64 " bytes but the file ends after %zu", len, avail);
+		if ((st = body_record(r, tag, p, len, start)))
+			return st;
+		hf_input_consume(r->in, (size_t)len);
+	}
+	if (r->dump_open) {
+		if (r->dump_segmented && (st = warn(r, hf_input_offset(r->in),
+		                                    "the file ends without HEAP DUMP END")))
+			return st;
+		if ((st = dump_close(r)))
+			return st;
+	}
+	if (!heap_records)
+		return hf_error_at(r->err, HF_ERR_FORMAT, hf_input_offset(r->in), "end of file",
+		                   "no HEAP DUMP or HEAP DUMP SEGMENT record: this file holds no heap dump%s",
+		                   r->unknown_tags ? " (it has records with unknown tags)" : "");
+	return HF_OK;
+}
+
+static hf_status trailer(reader *r)
+{
+	hf_status st;
+	char buf[64];
+	struct { const char *k; uint64_t v; } counts[] = {
+		{ "hprof.dumps", r->stats->dumps },
+		{ "hprof.warnings", r->warnings },
+		{ "hprof.unknown_tags", r->unknown_tags },
+		{ "heapfmt.deferred_instances", r->stats->deferred_instances },
+		{ "heapfmt.unresolved_strings", r->stats->unresolved_strings },
+	};
+	for (size_t i = 0; i < sizeof counts / sizeof *counts; i++) {
+		snprintf(buf, sizeof buf, "%" PRIu64, counts[i].v);
+		if ((st = hf_sink_metadata(r->sink, counts[i].k, buf, r->err)))
+			return st;
+	}
+	if (r->unknown_list.len) {
+		hf_buf_append(&r->unknown_list, "", 1);
+		if ((st = hf_sink_metadata(r->sink, "hprof.unknown_tag_list",
+		                           (const char *)r->unknown_list.data, r->err)))
+			return st;
+	}
+	if (!r->android && r->idsize == 8) {
+		snprintf(buf, sizeof buf, "%s", r->coops ? "true" : "false");
+		if ((st = hf_sink_metadata(r->sink, "hprof.compressed_oops", buf, r->err)))
+			return st;
+	}
+	return hf_sink_metadata(r->sink, "heapfmt.complete", "true", r->err);
+}
+
+void hf_hprof_options_init(hf_hprof_options *opt)
+{
+	memset(opt, 0, sizeof *opt);
+	opt->dump_index = -1;
+	opt->compressed_oops = -1;
+}
+
+hf_status hf_hprof_read(hf_input *in, hf_sink *sink, const hf_hprof_options *opt,
+                        hf_hprof_stats *stats, hf_error *err)
+{
+	hf_hprof_options defaults;
+	hf_hprof_stats local;
+	if (!opt) {
+		hf_hprof_options_init(&defaults);
+		opt = &defaults;
+	}
+	if (!stats)
+		stats = &local;
+	memset(stats, 0, sizeof *stats);
+	reader *r = calloc(1, sizeof *r);
+	if (!r)
+		return hf_error_set(err, HF_ERR_NOMEM, "out of memory");
+	r->in = in;
+	r->sink = sink;
+	r->opt = opt;
+	r->stats = stats;
+	r->err = err;
+	r->next_sid = 1;
+	r->pending_free = UINT32_MAX;
+	r->cache_cap = opt->string_cache ? opt->string_cache : DEFAULT_STRING_CACHE;
+	r->cache_slots = r->cache_cap / 64 + 16;
+	r->cache_ring = malloc(r->cache_cap);
+	r->cache = malloc(r->cache_slots * sizeof *r->cache);
+	hf_status st;
+	if (!r->cache_ring || !r->cache) {
+		st = hf_error_set(err, HF_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	if ((st = read_header(r)))
+		goto out;
+	const char *source = opt->source_name ? opt->source_name : hf_input_name(in);
+	if ((st = declare_all(r, source)))
+		goto out;
+	if ((st = read_records(r)))
+		goto out;
+	st = trailer(r);
+out:
+	if (r->spool_file)
+		fclose(r->spool_file);
+	for (size_t i = 0; i < r->nclasses; i++) {
+		free(r->classes[i].fields);
+		free(r->classes[i].flat);
+	}
+	free(r->classes);
+	free(r->names);
+	free(r->pending);
+	free(r->cache);
+	free(r->cache_ring);
+	hf_map_free(&r->name_map);
+	hf_map_free(&r->class_map);
+	hf_map_free(&r->class_name);
+	hf_map_free(&r->class_java_name);
+	hf_map_free(&r->serial_class);
+	hf_map_free(&r->class_serial);
+	hf_map_free(&r->heaps_seen);
+	hf_map_free(&r->pending_map);
+	hf_map_free(&r->cache_map);
+	hf_buf_free(&r->name_arena);
+	hf_buf_free(&r->spool);
+	hf_buf_free(&r->text);
+	hf_buf_free(&r->json);
+	hf_buf_free(&r->tmp);
+	hf_buf_free(&r->unknown_list);
+	free(r);
+	return st;
+}

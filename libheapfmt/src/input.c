@@ -1,0 +1,388 @@
+/*
+ * The input layer: one peek/consume interface over a regular file, standard
+ * input or a memory buffer, with gzip inflated underneath.  Readers ask for
+ * "at least N contiguous bytes" and say how many they used; they never know
+ * where the bytes come from.
+ */
+#define _FILE_OFFSET_BITS 64
+#define _POSIX_C_SOURCE 200809L
+#include "internal.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#define CHUNK ((size_t)1 << 20)
+
+struct hf_input {
+	char *name;
+	int fd;              /* -1 for memory input */
+	int owns_fd;
+	int seekable;
+	/* Raw (possibly compressed) bytes. */
+	const uint8_t *mem;  /* memory input: the whole raw input */
+	size_t memsize, mempos;
+	uint8_t *raw;        /* fd input: raw read buffer (gzip only) */
+	size_t raw_len, raw_pos;
+	int raw_eof;
+	uint64_t raw_offset, raw_size;
+	/* Decoded window: buf[start, end) starts at stream offset `offset`. */
+	uint8_t *buf;
+	size_t cap, start, end;
+	const uint8_t *zc;   /* zero-copy window (plain memory input) */
+	uint64_t offset;
+	int eof;
+	hf_compression comp;
+	z_stream zs;
+	int z_init, z_member_done;
+	uint64_t size;
+};
+
+/* Reads raw bytes into dst; returns count, 0 at EOF, -1 on error. */
+static ssize_t raw_read(hf_input *in, uint8_t *dst, size_t n, hf_error *err)
+{
+	if (in->fd < 0) {
+		size_t left = in->memsize - in->mempos;
+		if (n > left)
+			n = left;
+		memcpy(dst, in->mem + in->mempos, n);
+		in->mempos += n;
+		in->raw_offset += n;
+		return (ssize_t)n;
+	}
+	for (;;) {
+		ssize_t r = read(in->fd, dst, n);
+		if (r >= 0) {
+			in->raw_offset += (uint64_t)r;
+			return r;
+		}
+		if (errno == EINTR)
+			continue;
+		hf_error_at(err, HF_ERR_IO, in->raw_offset, NULL, "cannot read %s: %s",
+		            in->name, strerror(errno));
+		return -1;
+	}
+}
+
+static hf_status detect(hf_input *in, hf_error *err)
+{
+	/* Look at the first raw bytes without losing them. */
+	uint8_t head[6] = {0};
+	size_t got = 0;
+	if (in->fd < 0) {
+		got = in->memsize < sizeof head ? in->memsize : sizeof head;
+		memcpy(head, in->mem, got);
+	} else {
+		in->raw = calloc(1, CHUNK);
+		if (!in->raw)
+			return hf_error_set(err, HF_ERR_NOMEM, "out of memory");
+		while (in->raw_len < sizeof head) {
+			ssize_t r = raw_read(in, in->raw + in->raw_len, CHUNK - in->raw_len, err);
+			if (r < 0)
+				return HF_ERR_IO;
+			if (r == 0)
+				break;
+			in->raw_len += (size_t)r;
+		}
+		got = in->raw_len < sizeof head ? in->raw_len : sizeof head;
+		memcpy(head, in->raw, got);
+	}
+	if (got >= 2 && head[0] == 0x1F && head[1] == 0x8B) {
+		in->comp = HF_COMPRESSION_GZIP;
+		if (inflateInit2(&in->zs, 15 + 16) != Z_OK)
+			return hf_error_set(err, HF_ERR_NOMEM, "cannot initialise zlib");
+		in->z_init = 1;
+		if (in->fd < 0) {
+			in->zs.next_in = (Bytef *)in->mem;
+			in->zs.avail_in = (uInt)(in->memsize > UINT32_MAX ? UINT32_MAX : in->memsize);
+			in->mempos = in->zs.avail_in;
+			in->raw_offset = in->mempos;
+		} else {
+			in->zs.next_in = in->raw;
+			in->zs.avail_in = (uInt)in->raw_len;
+		}
+		return HF_OK;
+	}
+	if (got >= 3 && head[0] == 'B' && head[1] == 'Z' && head[2] == 'h')
+		return hf_error_at(err, HF_ERR_UNSUPPORTED, 0, NULL,
+		                   "%s is bzip2-compressed; decompress it first (bunzip2 -c %s | ... -)",
+		                   in->name, in->name);
+	if (got >= 6 && !memcmp(head, "\xFD" "7zXZ\0", 6))
+		return hf_error_at(err, HF_ERR_UNSUPPORTED, 0, NULL,
+		                   "%s is xz-compressed; decompress it first (xz -dc)", in->name);
+	if (got >= 4 && !memcmp(head, "\x28\xB5\x2F\xFD", 4))
+		return hf_error_at(err, HF_ERR_UNSUPPORTED, 0, NULL,
+		                   "%s is zstd-compressed; decompress it first (zstd -dc)", in->name);
+	if (in->fd < 0) {
+		in->zc = in->mem;
+		in->end = in->memsize;
+		in->eof = 1;
+		in->size = in->memsize;
+	} else {
+		/* Move what detection read into the decoded window. */
+		in->cap = CHUNK * 4;
+		in->buf = malloc(in->cap);
+		if (!in->buf)
+			return hf_error_set(err, HF_ERR_NOMEM, "out of memory");
+		memcpy(in->buf, in->raw, in->raw_len);
+		in->end = in->raw_len;
+		free(in->raw);
+		in->raw = NULL;
+		in->raw_len = 0;
+		if (in->seekable)
+			in->size = in->raw_size;
+	}
+	return HF_OK;
+}
+
+static hf_input *input_new(const char *name)
+{
+	hf_input *in = calloc(1, sizeof *in);
+	if (!in)
+		return NULL;
+	in->name = strdup(name);
+	if (!in->name) {
+		free(in);
+		return NULL;
+	}
+	in->fd = -1;
+	return in;
+}
+
+hf_status hf_input_open(hf_input **out, const char *path, hf_error *err)
+{
+	*out = NULL;
+	int is_stdin = !strcmp(path, "-");
+	hf_input *in = input_new(is_stdin ? "<stdin>" : path);
+	if (!in)
+		return hf_error_set(err, HF_ERR_NOMEM, "out of memory");
+	if (is_stdin) {
+		in->fd = 0;
+	} else {
+		in->fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (in->fd < 0) {
+			hf_status st = hf_error_set(err, HF_ERR_IO, "cannot open %s: %s", path,
+			                            strerror(errno));
+			hf_input_close(in);
+			return st;
+		}
+		in->owns_fd = 1;
+	}
+	struct stat sb;
+	if (fstat(in->fd, &sb) == 0 && S_ISREG(sb.st_mode)) {
+		in->seekable = 1;
+		in->raw_size = (uint64_t)sb.st_size;
+	} else if (!is_stdin && fstat(in->fd, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+		hf_input_close(in);
+		return hf_error_set(err, HF_ERR_IO, "cannot read %s: it is a directory", path);
+	}
+#ifdef POSIX_FADV_SEQUENTIAL
+	if (in->seekable)
+		posix_fadvise(in->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+#endif
+	hf_status st = detect(in, err);
+	if (st != HF_OK) {
+		hf_input_close(in);
+		return st;
+	}
+	*out = in;
+	return HF_OK;
+}
+
+hf_status hf_input_open_memory(hf_input **out, const void *data, size_t size,
+                               hf_error *err)
+{
+	*out = NULL;
+	hf_input *in = input_new("<memory>");
+	if (!in)
+		return hf_error_set(err, HF_ERR_NOMEM, "out of memory");
+	in->mem = data;
+	in->memsize = size;
+	in->raw_size = size;
+	hf_status st = detect(in, err);
+	if (st != HF_OK) {
+		hf_input_close(in);
+		return st;
+	}
+	*out = in;
+	return HF_OK;
+}
+
+void hf_input_close(hf_input *in)
+{
+	if (!in)
+		return;
+	if (in->z_init)
+		inflateEnd(&in->zs);
+	if (in->owns_fd && in->fd >= 0)
+		close(in->fd);
+	free(in->raw);
+	free(in->buf);
+	free(in->name);
+	free(in);
+}
+
+/* Inflates more gzip data into buf[end..cap). */
+static hf_status fill_gzip(hf_input *in, hf_error *err)
+{
+	for (;;) {
+		if (in->zs.avail_in == 0 && in->fd >= 0 && !in->raw_eof) {
+			ssize_t r = raw_read(in, in->raw, CHUNK, err);
+			if (r < 0)
+				return HF_ERR_IO;
+			if (r == 0)
+				in->raw_eof = 1;
+			in->zs.next_in = in->raw;
+			in->zs.avail_in = (uInt)r;
+		} else if (in->zs.avail_in == 0 && in->fd < 0 && in->mempos < in->memsize) {
+			size_t left = in->memsize - in->mempos;
+			in->zs.next_in = (Bytef *)in->mem + in->mempos;
+			in->zs.avail_in = (uInt)(left > UINT32_MAX ? UINT32_MAX : left);
+			in->mempos += in->zs.avail_in;
+			in->raw_offset = in->mempos;
+		}
+		int no_more_raw = in->zs.avail_in == 0 &&
+		                  (in->fd >= 0 ? in->raw_eof : in->mempos >= in->memsize);
+		if (in->z_member_done) {
+			/* Another gzip member may follow (HotSpot's -gz writer makes many). */
+			if (no_more_raw) {
+				in->eof = 1;
+				return HF_OK;
+			}
+			if (in->zs.next_in[0] != 0x1F) {
+				/* Trailing zero padding is tolerated, as by gzip(1). */
+				while (in->zs.avail_in && in->zs.next_in[0] == 0) {
+					in->zs.next_in++;
+					in->zs.avail_in--;
+				}
+				if (in->zs.avail_in == 0)
+					continue;
+				return hf_error_at(err, HF_ERR_FORMAT, in->offset + (in->end - in->start),
+				                   "gzip", "garbage after the end of the gzip stream");
+			}
+			inflateReset(&in->zs);
+			in->z_member_done = 0;
+		}
+		if (no_more_raw) {
+			return hf_error_at(err, HF_ERR_TRUNCATED, in->offset + (in->end - in->start),
+			                   "gzip", "gzip stream ends before its end marker");
+		}
+		in->zs.next_out = in->buf + in->end;
+		in->zs.avail_out = (uInt)(in->cap - in->end);
+		int zr = inflate(&in->zs, Z_NO_FLUSH);
+		size_t produced = (in->cap - in->end) - in->zs.avail_out;
+		in->end += produced;
+		if (zr == Z_STREAM_END)
+			in->z_member_done = 1;
+		else if (zr != Z_OK && zr != Z_BUF_ERROR)
+			return hf_error_at(err, HF_ERR_FORMAT, in->offset + (in->end - in->start),
+			                   "gzip", "corrupt gzip data: %s",
+			                   in->zs.msg ? in->zs.msg : "inflate failed");
+		if (produced)
+			return HF_OK;
+	}
+}
+
+hf_status hf_input_peek(hf_input *in, size_t want, const uint8_t **p,
+                        size_t *avail, hf_error *err)
+{
+	if (want > HF_INPUT_MAX_PEEK)
+		want = HF_INPUT_MAX_PEEK;
+	if (in->zc) {
+		*p = in->zc + in->start;
+		*avail = in->end - in->start;
+		return HF_OK;
+	}
+	while (in->end - in->start < want && !in->eof) {
+		/* Make room: slide the window to the front, grow if needed. */
+		if (in->cap - in->start < want || in->end == in->cap) {
+			size_t have = in->end - in->start;
+			if (in->start)
+				memmove(in->buf, in->buf + in->start, have);
+			in->start = 0;
+			in->end = have;
+			size_t need = want > CHUNK ? want + CHUNK : CHUNK * 4;
+			if (in->cap < need) {
+				uint8_t *nb = realloc(in->buf, need);
+				if (!nb)
+					return hf_error_set(err, HF_ERR_NOMEM, "out of memory");
+				in->buf = nb;
+				in->cap = need;
+			}
+		}
+		if (in->comp == HF_COMPRESSION_GZIP) {
+			hf_status st = fill_gzip(in, err);
+			if (st != HF_OK)
+				return st;
+		} else {
+			ssize_t r = raw_read(in, in->buf + in->end, in->cap - in->end, err);
+			if (r < 0)
+				return HF_ERR_IO;
+			if (r == 0)
+				in->eof = 1;
+			in->end += (size_t)r;
+		}
+	}
+	*p = in->buf + in->start;
+	*avail = in->end - in->start;
+	return HF_OK;
+}
+
+void hf_input_consume(hf_input *in, size_t n)
+{
+	size_t have = in->end - in->start;
+	if (n > have)
+		n = have;
+	in->start += n;
+	in->offset += n;
+}
+
+hf_status hf_input_skip(hf_input *in, uint64_t n, uint64_t *skipped, hf_error *err)
+{
+	uint64_t done = 0;
+	*skipped = 0;
+	size_t have = in->end - in->start;
+	size_t take = n < have ? (size_t)n : have;
+	hf_input_consume(in, take);
+	done += take;
+	if (done < n && !in->zc && in->comp == HF_COMPRESSION_NONE && in->seekable &&
+	    !in->eof) {
+		/* Seek over the rest of a plain regular file. */
+		uint64_t left = n - done;
+		uint64_t file_left = in->raw_size > in->raw_offset ? in->raw_size - in->raw_offset : 0;
+		uint64_t jump = left < file_left ? left : file_left;
+		if (jump && lseek(in->fd, (off_t)jump, SEEK_CUR) >= 0) {
+			in->raw_offset += jump;
+			in->offset += jump;
+			done += jump;
+		}
+	}
+	while (done < n) {
+		const uint8_t *p;
+		size_t avail;
+		hf_status st = hf_input_peek(in, 1, &p, &avail, err);
+		if (st != HF_OK)
+			return st;
+		if (avail == 0)
+			break;
+		size_t t = (n - done) < avail ? (size_t)(n - done) : avail;
+		hf_input_consume(in, t);
+		done += t;
+	}
+	*skipped = done;
+	return HF_OK;
+}
+
+uint64_t hf_input_offset(const hf_input *in) { return in->offset; }
+uint64_t hf_input_size(const hf_input *in) { return in->comp ? 0 : in->size; }
+uint64_t hf_input_raw_offset(const hf_input *in)
+{
+	if (in->zc)
+		return in->offset;
+	return in->raw_offset;
+}
+uint64_t hf_input_raw_size(const hf_input *in) { return in->raw_size; }
+hf_compression hf_input_compression(const hf_input *in) { return in->comp; }
+const char *hf_input_name(const hf_input *in) { return in->name; }

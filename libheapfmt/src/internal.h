@@ -1,0 +1,69 @@
+/* Internal helpers shared by the readers and writers of libheapfmt. */
+#ifndef HF_INTERNAL_H
+#define HF_INTERNAL_H
+
+#include "heapfmt/heapfmt.h"
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Big-endian loads; p must hold the bytes (callers check lengths first). */
+static inline uint16_t hf_be16(const uint8_t *p) { return (uint16_t)((p[0] << 8) | p[1]); }
+static inline uint32_t hf_be32(const uint8_t *p)
+{
+	return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
+}
+static inline uint64_t hf_be64(const uint8_t *p)
+{
+	return ((uint64_t)hf_be32(p) << 32) | hf_be32(p + 4);
+}
+static inline uint64_t hf_beid(const uint8_t *p, unsigned idsize)
+{
+	return idsize == 8 ? hf_be64(p) : hf_be32(p);
+}
+
+/* ---- u64 -> u64 open-addressing hash map (key 0 allowed) ----------------- */
+typedef struct hf_map {
+	uint64_t *keys;
+	uint64_t *vals;
+	uint8_t *used;
+	size_t cap;      /* power of two */
+	size_t count;
+} hf_map;
+
+void hf_map_init(hf_map *m);
+void hf_map_free(hf_map *m);
+/* Returns false when out of memory. */
+bool hf_map_put(hf_map *m, uint64_t key, uint64_t val);
+/* Returns a pointer to the value, or NULL. */
+uint64_t *hf_map_get(const hf_map *m, uint64_t key);
+bool hf_map_remove(hf_map *m, uint64_t key);
+
+/* ---- growable byte buffer ------------------------------------------------ */
+typedef struct hf_buf {
+	uint8_t *data;
+	size_t len, cap;
+} hf_buf;
+
+static inline void hf_buf_init(hf_buf *b) { b->data = NULL; b->len = b->cap = 0; }
+void hf_buf_free(hf_buf *b);
+bool hf_buf_reserve(hf_buf *b, size_t extra);
+bool hf_buf_append(hf_buf *b, const void *p, size_t n);
+static inline void hf_buf_reset(hf_buf *b) { b->len = 0; }
+bool hf_buf_printf(hf_buf *b, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 2, 3)))
+#endif
+	;
+/* Appends a JSON string literal (with quotes) for UTF-8 text. */
+bool hf_buf_json_string(hf_buf *b, const char *s, size_t n);
+bool hf_buf_u64(hf_buf *b, uint64_t v);
+bool hf_buf_i64(hf_buf *b, int64_t v);
+
+/* Checked multiply/add for sizes taken from the input. */
+static inline bool hf_mul_overflows(uint64_t a, uint64_t b, uint64_t *r)
+{
+	return __builtin_mul_overflow(a, b, r);
+}
+
+#endif

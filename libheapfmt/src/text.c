@@ -1,0 +1,136 @@
+#define _POSIX_C_SOURCE 200809L
+/* Text decoding: modified UTF-8 (HPROF names), UTF-16 and Latin-1 (String
+ * contents), all into well-formed UTF-8, leniently (never failing). */
+#include "internal.h"
+#include <stdio.h>
+#include <time.h>
+
+static size_t put_cp(char *out, uint32_t cp)
+{
+	if (cp < 0x80) {
+		out[0] = (char)cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		out[0] = (char)(0xC0 | (cp >> 6));
+		out[1] = (char)(0x80 | (cp & 0x3F));
+		return 2;
+	}
+	if (cp < 0x10000) {
+		if (cp >= 0xD800 && cp <= 0xDFFF)
+			cp = 0xFFFD;
+		out[0] = (char)(0xE0 | (cp >> 12));
+		out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+		out[2] = (char)(0x80 | (cp & 0x3F));
+		return 3;
+	}
+	out[0] = (char)(0xF0 | (cp >> 18));
+	out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+	out[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+	out[3] = (char)(0x80 | (cp & 0x3F));
+	return 4;
+}
+
+/* Decodes one (modified) UTF-8 sequence at in[i]; returns its length (>= 1)
+ * and the code point (0xFFFD on error; surrogates are returned as is). */
+static size_t mutf8_one(const uint8_t *in, size_t len, size_t i, uint32_t *cp)
+{
+	uint8_t c = in[i];
+	if (c < 0x80) {
+		*cp = c;
+		return 1;
+	}
+	if ((c & 0xE0) == 0xC0 && i + 1 < len && (in[i + 1] & 0xC0) == 0x80) {
+		uint32_t v = ((uint32_t)(c & 0x1F) << 6) | (in[i + 1] & 0x3F);
+		/* Overlong forms are invalid except 0xC0 0x80, Java's NUL. */
+		*cp = (v >= 0x80 || v == 0) ? v : 0xFFFD;
+		return 2;
+	}
+	if ((c & 0xF0) == 0xE0 && i + 2 < len && (in[i + 1] & 0xC0) == 0x80 &&
+	    (in[i + 2] & 0xC0) == 0x80) {
+		uint32_t v = ((uint32_t)(c & 0x0F) << 12) | ((uint32_t)(in[i + 1] & 0x3F) << 6) |
+		             (in[i + 2] & 0x3F);
+		*cp = v >= 0x800 ? v : 0xFFFD;
+		return 3;
+	}
+	if ((c & 0xF8) == 0xF0 && i + 3 < len && (in[i + 1] & 0xC0) == 0x80 &&
+	    (in[i + 2] & 0xC0) == 0x80 && (in[i + 3] & 0xC0) == 0x80) {
+		/* Standard 4-byte UTF-8 is not modified UTF-8, but accept it. */
+		uint32_t v = ((uint32_t)(c & 0x07) << 18) | ((uint32_t)(in[i + 1] & 0x3F) << 12) |
+		             ((uint32_t)(in[i + 2] & 0x3F) << 6) | (in[i + 3] & 0x3F);
+		*cp = (v >= 0x10000 && v <= 0x10FFFF) ? v : 0xFFFD;
+		return 4;
+	}
+	*cp = 0xFFFD;
+	return 1;
+}
+
+size_t hf_mutf8_decode(const uint8_t *in, size_t len, char *out)
+{
+	size_t o = 0, i = 0;
+	while (i < len) {
+		/* Fast path for ASCII runs. */
+		if (in[i] < 0x80) {
+			out[o++] = (char)in[i++];
+			continue;
+		}
+		uint32_t cp;
+		size_t n = mutf8_one(in, len, i, &cp);
+		i += n;
+		if (cp >= 0xD800 && cp <= 0xDBFF && i < len) {
+			uint32_t lo;
+			size_t m = mutf8_one(in, len, i, &lo);
+			if (lo >= 0xDC00 && lo <= 0xDFFF) {
+				cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+				i += m;
+			}
+		}
+		o += put_cp(out + o, cp);
+	}
+	return o;
+}
+
+size_t hf_utf16_decode(const uint8_t *in, size_t nunits, int little_endian,
+                       char *out)
+{
+	size_t o = 0;
+	for (size_t i = 0; i < nunits; i++) {
+		const uint8_t *p = in + 2 * i;
+		uint32_t u = little_endian ? (uint32_t)(p[0] | (p[1] << 8))
+		                           : (uint32_t)((p[0] << 8) | p[1]);
+		if (u >= 0xD800 && u <= 0xDBFF && i + 1 < nunits) {
+			const uint8_t *q = p + 2;
+			uint32_t lo = little_endian ? (uint32_t)(q[0] | (q[1] << 8))
+			                            : (uint32_t)((q[0] << 8) | q[1]);
+			if (lo >= 0xDC00 && lo <= 0xDFFF) {
+				u = 0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00);
+				i++;
+			}
+		}
+		o += put_cp(out + o, u);
+	}
+	return o;
+}
+
+size_t hf_latin1_decode(const uint8_t *in, size_t len, char *out)
+{
+	size_t o = 0;
+	for (size_t i = 0; i < len; i++)
+		o += put_cp(out + o, in[i]);
+	return o;
+}
+
+void hf_crtime_now(char *buf, size_t size)
+{
+	time_t t = time(NULL);
+	const char *sde = getenv("SOURCE_DATE_EPOCH");
+	if (sde && *sde) {
+		char *end;
+		long long v = strtoll(sde, &end, 10);
+		if (*end == 0 && v >= 0)
+			t = (time_t)v;
+	}
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}

@@ -1,0 +1,235 @@
+/* Hash map, growable buffer and JSON text helpers. */
+#include "internal.h"
+#include <stdarg.h>
+#include <stdio.h>
+
+/* ---- hf_map -------------------------------------------------------------- */
+
+static inline size_t map_hash(uint64_t k)
+{
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdULL;
+	k ^= k >> 33;
+	k *= 0xc4ceb9fe1a85ec53ULL;
+	k ^= k >> 33;
+	return (size_t)k;
+}
+
+void hf_map_init(hf_map *m) { memset(m, 0, sizeof *m); }
+
+void hf_map_free(hf_map *m)
+{
+	free(m->keys);
+	free(m->vals);
+	free(m->used);
+	memset(m, 0, sizeof *m);
+}
+
+static bool map_grow(hf_map *m)
+{
+	size_t ncap = m->cap ? m->cap * 2 : 64;
+	hf_map n = { calloc(ncap, sizeof(uint64_t)), calloc(ncap, sizeof(uint64_t)),
+	             calloc(ncap, 1), ncap, 0 };
+	if (!n.keys || !n.vals || !n.used) {
+		free(n.keys); free(n.vals); free(n.used);
+		return false;
+	}
+	for (size_t i = 0; i < m->cap; i++)
+		if (m->used[i]) {
+			size_t j = map_hash(m->keys[i]) & (ncap - 1);
+			while (n.used[j])
+				j = (j + 1) & (ncap - 1);
+			n.used[j] = 1;
+			n.keys[j] = m->keys[i];
+			n.vals[j] = m->vals[i];
+			n.count++;
+		}
+	hf_map_free(m);
+	*m = n;
+	return true;
+}
+
+bool hf_map_put(hf_map *m, uint64_t key, uint64_t val)
+{
+	if ((m->count + 1) * 4 > m->cap * 3 && !map_grow(m))
+		return false;
+	size_t j = map_hash(key) & (m->cap - 1);
+	while (m->used[j]) {
+		if (m->keys[j] == key) {
+			m->vals[j] = val;
+			return true;
+		}
+		j = (j + 1) & (m->cap - 1);
+	}
+	m->used[j] = 1;
+	m->keys[j] = key;
+	m->vals[j] = val;
+	m->count++;
+	return true;
+}
+
+uint64_t *hf_map_get(const hf_map *m, uint64_t key)
+{
+	if (!m->cap)
+		return NULL;
+	size_t j = map_hash(key) & (m->cap - 1);
+	while (m->used[j]) {
+		if (m->keys[j] == key)
+			return &m->vals[j];
+		j = (j + 1) & (m->cap - 1);
+	}
+	return NULL;
+}
+
+bool hf_map_remove(hf_map *m, uint64_t key)
+{
+	if (!m->cap)
+		return false;
+	size_t j = map_hash(key) & (m->cap - 1);
+	while (m->used[j] && m->keys[j] != key)
+		j = (j + 1) & (m->cap - 1);
+	if (!m->used[j])
+		return false;
+	/* Backward-shift deletion keeps probe chains intact. */
+	size_t i = j;
+	for (;;) {
+		m->used[i] = 0;
+		size_t k = i;
+		for (;;) {
+			k = (k + 1) & (m->cap - 1);
+			if (!m->used[k]) {
+				m->count--;
+				return true;
+			}
+			size_t home = map_hash(m->keys[k]) & (m->cap - 1);
+			/* Move k to i if its home is not cyclically in (i, k]. */
+			if (i <= k ? (home <= i || home > k) : (home <= i && home > k))
+				break;
+		}
+		m->used[i] = 1;
+		m->keys[i] = m->keys[k];
+		m->vals[i] = m->vals[k];
+		i = k;
+	}
+}
+
+/* ---- hf_buf -------------------------------------------------------------- */
+
+void hf_buf_free(hf_buf *b)
+{
+	free(b->data);
+	hf_buf_init(b);
+}
+
+bool hf_buf_reserve(hf_buf *b, size_t extra)
+{
+	if (b->cap - b->len >= extra)
+		return true;
+	size_t need = b->len + extra;
+	if (need < b->len)
+		return false;
+	size_t ncap = b->cap ? b->cap : 256;
+	while (ncap < need) {
+		if (ncap > SIZE_MAX / 2)
+			return false;
+		ncap *= 2;
+	}
+	uint8_t *p = realloc(b->data, ncap);
+	if (!p)
+		return false;
+	b->data = p;
+	b->cap = ncap;
+	return true;
+}
+
+bool hf_buf_append(hf_buf *b, const void *p, size_t n)
+{
+	if (!hf_buf_reserve(b, n))
+		return false;
+	if (n)
+		memcpy(b->data + b->len, p, n);
+	b->len += n;
+	return true;
+}
+
+bool hf_buf_printf(hf_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0 || !hf_buf_reserve(b, (size_t)n + 1))
+		return false;
+	va_start(ap, fmt);
+	vsnprintf((char *)b->data + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+	return true;
+}
+
+bool hf_buf_u64(hf_buf *b, uint64_t v)
+{
+	char tmp[24];
+	int i = 24;
+	do {
+		tmp[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	return hf_buf_append(b, tmp + i, (size_t)(24 - i));
+}
+
+bool hf_buf_i64(hf_buf *b, int64_t v)
+{
+	if (v < 0) {
+		if (!hf_buf_append(b, "-", 1))
+			return false;
+		return hf_buf_u64(b, (uint64_t)0 - (uint64_t)v);
+	}
+	return hf_buf_u64(b, (uint64_t)v);
+}
+
+/*
+ * JSON string escaping.  Written by hand rather than through jansson because
+ * it runs once per string record (millions per large dump) and jansson needs
+ * an allocation per value; tests/test_json_escape.c checks it against
+ * jansson's encoder byte for byte.  Input must be valid UTF-8 (the decoders
+ * in text.c guarantee it); bytes >= 0x80 pass through unchanged, as jansson
+ * does without JSON_ENSURE_ASCII.
+ */
+bool hf_buf_json_string(hf_buf *b, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	if (!hf_buf_reserve(b, n + 2))
+		return false;
+	b->data[b->len++] = '"';
+	size_t run = 0;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c >= 0x20 && c != '"' && c != '\\')
+			continue;
+		if (!hf_buf_append(b, s + run, i - run))
+			return false;
+		run = i + 1;
+		char esc[7];
+		size_t len = 2;
+		esc[0] = '\\';
+		switch (c) {
+		case '"': esc[1] = '"'; break;
+		case '\\': esc[1] = '\\'; break;
+		case '\b': esc[1] = 'b'; break;
+		case '\f': esc[1] = 'f'; break;
+		case '\n': esc[1] = 'n'; break;
+		case '\r': esc[1] = 'r'; break;
+		case '\t': esc[1] = 't'; break;
+		default:
+			esc[1] = 'u'; esc[2] = '0'; esc[3] = '0';
+			esc[4] = hex[c >> 4]; esc[5] = hex[c & 15];
+			len = 6;
+		}
+		if (!hf_buf_append(b, esc, len))
+			return false;
+	}
+	if (!hf_buf_append(b, s + run, n - run))
+		return false;
+	return hf_buf_append(b, "\"", 1);
+}

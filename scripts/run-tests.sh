@@ -1,0 +1,35 @@
+#!/bin/sh
+# Builds heapfmt under AddressSanitizer + UndefinedBehaviorSanitizer and runs
+# the whole test suite.  Tests that need ../shared (the corpus) say they
+# skipped when it is absent.  Ends with one line: "N passed, N failed".
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD_DIR:-"$top/build-test"}
+cd "$top" || exit 2
+if [ ! -f "$build/build.ninja" ]; then
+	meson setup "$build" -Db_sanitize=address,undefined -Db_lundef=false \
+		--buildtype=debugoptimized >"$build.setup.log" 2>&1 ||
+		{ cat "$build.setup.log"; echo "0 passed, 1 failed"; exit 1; }
+fi
+ninja -C "$build" || { echo "0 passed, 1 failed"; exit 1; }
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+meson test -C "$build" --print-errorlogs --num-processes 2 "$@"
+rc=$?
+log="$build/meson-logs/testlog.json"
+if [ -f "$log" ]; then
+	python3 - "$log" <<'PY'
+import json, sys
+passed = failed = skipped = 0
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    res = r.get("result")
+    if res in ("OK", "EXPECTEDFAIL"): passed += 1
+    elif res == "SKIP": skipped += 1
+    else: failed += 1
+print(f"{passed} passed, {failed} failed, {skipped} skipped")
+PY
+else
+	echo "0 passed, 1 failed"
+fi
+exit $rc

@@ -1,0 +1,186 @@
+/* Unit tests of the library's building blocks: text decoding, the JSON
+ * escaper (against jansson), the hash map and the input layer. */
+#include "../libheapfmt/src/internal.h"
+#include "testlib.h"
+#include <jansson.h>
+#include <stdlib.h>
+#include <zlib.h>
+
+static void test_mutf8(void)
+{
+	char out[64];
+	/* Modified UTF-8 NUL, a 2-byte and a 3-byte character. */
+	const uint8_t a[] = { 'a', 0xC0, 0x80, 0xC3, 0xA9, 0xE2, 0x82, 0xAC };
+	size_t n = hf_mutf8_decode(a, sizeof a, out);
+	CHECK(n == 1 + 1 + 2 + 3 && !memcmp(out, "a\0\xC3\xA9\xE2\x82\xAC", n), "mutf8 basic");
+	/* U+1F600 as a CESU-8 surrogate pair becomes one 4-byte sequence. */
+	const uint8_t b[] = { 0xED, 0xA0, 0xBD, 0xED, 0xB8, 0x80 };
+	n = hf_mutf8_decode(b, sizeof b, out);
+	CHECK(n == 4 && !memcmp(out, "\xF0\x9F\x98\x80", 4), "mutf8 surrogate pair joined");
+	/* Invalid bytes become U+FFFD and decoding goes on. */
+	const uint8_t c[] = { 0xFF, 'x', 0xC3 };
+	n = hf_mutf8_decode(c, sizeof c, out);
+	CHECK(n == 7 && !memcmp(out, "\xEF\xBF\xBDx\xEF\xBF\xBD", 7), "mutf8 invalid");
+	/* A lone high surrogate becomes U+FFFD. */
+	const uint8_t d[] = { 0xED, 0xA0, 0xBD, 'z' };
+	n = hf_mutf8_decode(d, sizeof d, out);
+	CHECK(n == 4 && !memcmp(out, "\xEF\xBF\xBDz", 4), "mutf8 lone surrogate");
+}
+
+static void test_utf16(void)
+{
+	char out[64];
+	const uint8_t be[] = { 0x00, 'H', 0x04, 0x1F, 0xD8, 0x3D, 0xDE, 0x00 };
+	size_t n = hf_utf16_decode(be, 4, 0, out);
+	CHECK(n == 1 + 2 + 4 && !memcmp(out, "H\xD0\x9F\xF0\x9F\x98\x80", n), "utf16 be");
+	const uint8_t le[] = { 'H', 0x00, 0x1F, 0x04 };
+	n = hf_utf16_decode(le, 2, 1, out);
+	CHECK(n == 3 && !memcmp(out, "H\xD0\x9F", 3), "utf16 le");
+	const uint8_t lone[] = { 0xDC, 0x00 };
+	n = hf_utf16_decode(lone, 1, 0, out);
+	CHECK(n == 3 && !memcmp(out, "\xEF\xBF\xBD", 3), "utf16 lone low surrogate");
+	const uint8_t l1[] = { 'a', 0xE9, 0xFF };
+	n = hf_latin1_decode(l1, 3, out);
+	CHECK(n == 5 && !memcmp(out, "a\xC3\xA9\xC3\xBF", 5), "latin1");
+}
+
+/* The hand-written JSON escaper must write what jansson writes. */
+static void test_json_escape(void)
+{
+	const char *samples[] = { "", "plain", "quote\" back\\slash", "ctl\x01\x1f\x7f",
+	                          "nl\n tab\t cr\r bs\b ff\f", "utf8 \xC3\xA9 \xF0\x9F\x98\x80",
+	                          "slash / and \xE2\x80\xA8" };
+	for (size_t i = 0; i < sizeof samples / sizeof *samples; i++) {
+		hf_buf b;
+		hf_buf_init(&b);
+		hf_buf_json_string(&b, samples[i], strlen(samples[i]));
+		json_t *j = json_string(samples[i]);
+		char *ref = json_dumps(j, JSON_ENCODE_ANY);
+		CHECK(ref && b.len == strlen(ref) && !memcmp(b.data, ref, b.len),
+		      "escape of sample %zu: %.*s vs %s", i, (int)b.len, (char *)b.data, ref);
+		free(ref);
+		json_decref(j);
+		hf_buf_free(&b);
+	}
+	/* Embedded NUL: jansson takes it with json_stringn. */
+	hf_buf b;
+	hf_buf_init(&b);
+	hf_buf_json_string(&b, "a\0b", 3);
+	json_t *j = json_stringn("a\0b", 3);
+	char *ref = json_dumps(j, JSON_ENCODE_ANY);
+	CHECK(ref && b.len == strlen(ref) && !memcmp(b.data, ref, b.len), "escape of NUL");
+	free(ref);
+	json_decref(j);
+	hf_buf_free(&b);
+}
+
+static void test_map(void)
+{
+	hf_map m;
+	hf_map_init(&m);
+	for (uint64_t i = 0; i < 100000; i++)
+		hf_map_put(&m, i * 7919, i);
+	int ok = 1;
+	for (uint64_t i = 0; i < 100000; i++) {
+		uint64_t *v = hf_map_get(&m, i * 7919);
+		if (!v || *v != i)
+			ok = 0;
+	}
+	CHECK(ok, "map lookups");
+	for (uint64_t i = 0; i < 100000; i += 2)
+		hf_map_remove(&m, i * 7919);
+	ok = 1;
+	for (uint64_t i = 0; i < 100000; i++) {
+		uint64_t *v = hf_map_get(&m, i * 7919);
+		if ((i % 2 == 0) != (v == NULL) || (v && *v != i))
+			ok = 0;
+	}
+	CHECK(ok, "map after removals");
+	CHECK_EQ_U(m.count, 50000, "map count");
+	CHECK(hf_map_get(&m, 0) == NULL, "key 0 removed");
+	hf_map_free(&m);
+}
+
+static size_t gz(const uint8_t *in, size_t n, uint8_t *out, size_t cap)
+{
+	z_stream zs;
+	memset(&zs, 0, sizeof zs);
+	deflateInit2(&zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
+	zs.next_in = (Bytef *)in;
+	zs.avail_in = (uInt)n;
+	zs.next_out = out;
+	zs.avail_out = (uInt)cap;
+	deflate(&zs, Z_FINISH);
+	size_t r = cap - zs.avail_out;
+	deflateEnd(&zs);
+	return r;
+}
+
+static void test_input(void)
+{
+	/* Two gzip members back to back read as one stream (HotSpot -gz). */
+	static uint8_t plain[300000], packed[700000];
+	for (size_t i = 0; i < sizeof plain; i++)
+		plain[i] = (uint8_t)(i * 31 + (i >> 9));
+	size_t a = gz(plain, 100000, packed, sizeof packed);
+	size_t b = gz(plain + 100000, 200000, packed + a, sizeof packed - a);
+	hf_input *in;
+	hf_error err;
+	CHECK(hf_input_open_memory(&in, packed, a + b, &err) == HF_OK, "open gzip memory");
+	CHECK(hf_input_compression(in) == HF_COMPRESSION_GZIP, "gzip detected");
+	size_t got = 0;
+	int same = 1;
+	for (;;) {
+		const uint8_t *p;
+		size_t avail;
+		if (hf_input_peek(in, 4096, &p, &avail, &err) != HF_OK || !avail)
+			break;
+		size_t t = avail < 777 ? avail : 777;
+		if (got + t > sizeof plain || memcmp(p, plain + got, t))
+			same = 0;
+		got += t;
+		hf_input_consume(in, t);
+	}
+	CHECK(same && got == sizeof plain, "gzip members inflate to the original (%zu bytes)", got);
+	hf_input_close(in);
+
+	/* A truncated gzip stream is an error, not a short read. */
+	CHECK(hf_input_open_memory(&in, packed, a / 2, &err) == HF_OK, "open truncated gzip");
+	hf_status st = HF_OK;
+	for (;;) {
+		const uint8_t *p;
+		size_t avail;
+		st = hf_input_peek(in, 4096, &p, &avail, &err);
+		if (st != HF_OK || !avail)
+			break;
+		hf_input_consume(in, avail);
+	}
+	CHECK(st == HF_ERR_TRUNCATED, "truncated gzip reported (status %d)", st);
+	hf_input_close(in);
+
+	/* bzip2 is named. */
+	const uint8_t bz[] = "BZh91AY&SY";
+	CHECK(hf_input_open_memory(&in, bz, sizeof bz, &err) == HF_ERR_UNSUPPORTED &&
+	      strstr(err.message, "bzip2"), "bzip2 refused by name");
+
+	/* Skip across the buffer. */
+	CHECK(hf_input_open_memory(&in, plain, sizeof plain, &err) == HF_OK, "open plain");
+	uint64_t skipped;
+	hf_input_skip(in, 123456, &skipped, &err);
+	const uint8_t *p;
+	size_t avail;
+	hf_input_peek(in, 1, &p, &avail, &err);
+	CHECK(skipped == 123456 && avail && p[0] == plain[123456] && hf_input_offset(in) == 123456,
+	      "skip");
+	hf_input_close(in);
+}
+
+int main(void)
+{
+	test_mutf8();
+	test_utf16();
+	test_json_escape();
+	test_map();
+	test_input();
+	return t_done("test_unit");
+}
