@@ -1528,6 +1528,7 @@ static hf_status load_class_record(reader *r, const uint8_t *p, uint64_t start)
 		return nomem(r);
 	const name_entry *e = name_get(r, hname);
 	hf_status st;
+	uint64_t jsid = 0;
 	if (e) {
 		const char *s = (const char *)r->name_arena.data + e->off;
 		if ((e->len == 16 && !memcmp(s, "java/lang/String", 16)) ||
@@ -1548,7 +1549,7 @@ static hf_status load_class_record(reader *r, const uint8_t *p, uint64_t start)
 				r->prim_array_class[t] = cls;
 		/* The Java source form, as its own string when it differs. */
 		java_name(s, e->len, &r->tmp);
-		uint64_t jsid = e->sid;
+		jsid = e->sid;
 		if (r->tmp.len != e->len || memcmp(r->tmp.data, s, e->len)) {
 			jsid = r->next_sid++;
 			if ((st = emit_string(r, jsid, (const char *)r->tmp.data, r->tmp.len)))
@@ -1557,11 +1558,13 @@ static hf_status load_class_record(reader *r, const uint8_t *p, uint64_t start)
 		if (!hf_map_put(&r->class_java_name, cls, jsid))
 			return nomem(r);
 	}
-	vals_clear(r, 4);
+	vals_clear(r, 5);
 	val_int(&r->vals[0], serial);
 	val_u(&r->vals[1], cls);
 	val_int(&r->vals[2], trace);
 	val_u(&r->vals[3], name_sid(r, hname));
+	if (jsid)
+		val_u(&r->vals[4], jsid);
 	hf_record rec = { &hprof_rec_load_class, r->vals };
 	return hf_sink_record(r->sink, &rec, r->err);
 }

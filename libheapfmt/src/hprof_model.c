@@ -83,6 +83,7 @@ static const hf_field load_class_fields[] = {
 	{ "class", HF_FIELD_ID, "class object id", 0 },
 	{ "trace_serial", HF_FIELD_INT, "stack-trace serial", 0 },
 	{ "name", HF_FIELD_STRREF, "class name string", 0 },
+	{ "java_name", HF_FIELD_STRREF, "class name in Java source form (same id as name when equal)", 0 },
 };
 const hf_type hprof_rec_load_class = { HF_TYPE_RECORD, 0, "hprof.load_class", "hprof_load_class",
 	load_class_fields, N(load_class_fields), NULL, "LOAD CLASS" };
