@@ -404,7 +404,8 @@ static hf_status db_finish(hf_sink *s, hf_error *err)
 	}
 	if ((st = exec(w, "COMMIT", err)))
 		return st;
-	if ((st = exec(w, "ANALYZE", err)))
+	/* Statistics from a sample: a full ANALYZE would read every row again. */
+	if ((st = exec(w, "PRAGMA analysis_limit=1000; ANALYZE", err)))
 		return st;
 	sqlite3_finalize(w->ins_meta);
 	sqlite3_finalize(w->ins_node);
@@ -497,7 +498,8 @@ hf_status hf_heapdb_sink_open(hf_sink **out, const char *path, const hf_heapdb_o
 	}
 	hf_status st = exec(w,
 		"PRAGMA page_size=65536; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
-		"PRAGMA locking_mode=EXCLUSIVE; PRAGMA cache_size=-262144; PRAGMA temp_store=FILE;", err);
+		"PRAGMA locking_mode=EXCLUSIVE; PRAGMA cache_size=-262144; PRAGMA temp_store=FILE;"
+		"PRAGMA threads=2;", err);
 	if (!st) st = exec(w, core_ddl, err);
 	if (!st) st = exec(w, "BEGIN", err);
 	if (!st) st = prepare(w, "INSERT INTO metadata VALUES (?,?)", &w->ins_meta, err);

@@ -1,0 +1,55 @@
+#!/bin/sh
+# Command-line manners of the HPROF converters: --help with an example,
+# --version, exit codes, '-' for stdin/stdout, quiet when piped, no output
+# left behind on failure, an existing database kept without --force.
+# Usage: test_cli.sh TOOLS_DIR SAMPLE.hprof.gz
+set -u
+tools=$1
+sample=$2
+if [ ! -f "$sample" ]; then echo "SKIP: $sample missing"; exit 77; fi
+t=$(mktemp -d)
+trap 'rm -rf "$t"' EXIT
+fails=0
+check() { # check DESCRIPTION COMMAND...
+	d=$1; shift
+	if "$@"; then :; else echo "FAIL: $d"; fails=$((fails + 1)); fi
+}
+expect_rc() { # expect_rc CODE COMMAND...
+	want=$1; shift
+	"$@" >"$t/out" 2>"$t/err"
+	got=$?
+	[ "$got" = "$want" ] || { echo "  exit $got, expected $want: $*"; cat "$t/err"; return 1; }
+}
+for p in hprof2ndjson hprof2heapdb; do
+	check "$p --help" expect_rc 0 "$tools/$p" --help
+	check "$p --help shows usage and an example" grep -q "Examples:" "$t/out"
+	check "$p --version" expect_rc 0 "$tools/$p" --version
+	check "$p --version names heapfmt" grep -q "heapfmt" "$t/out"
+	check "$p unknown option is a usage error" expect_rc 2 "$tools/$p" --bogus
+	check "$p missing input is an I/O error" expect_rc 3 "$tools/$p" "$t/nope.hprof" "$t/x.db"
+	check "$p: the error is one line" test "$(wc -l <"$t/err")" -le 2
+done
+check "hprof2heapdb needs two arguments" expect_rc 2 "$tools/hprof2heapdb" "$sample"
+
+# stdin and stdout, quiet when piped.
+check "gzip through stdin to stdout" expect_rc 0 sh -c "'$tools/hprof2ndjson' - < '$sample' > '$t/a.ndjson'"
+check "nothing on stderr when piped" test ! -s "$t/err"
+check "first line is version_major metadata" sh -c "head -1 '$t/a.ndjson' | grep -q '\"key\":\"version_major\"'"
+check "file argument gives the same number of lines" sh -c "'$tools/hprof2ndjson' '$sample' '$t/b.ndjson' && test \$(wc -l < '$t/a.ndjson') = \$(wc -l < '$t/b.ndjson')"
+
+# Databases: refuse to overwrite, --force replaces, failure leaves nothing.
+check "convert" expect_rc 0 "$tools/hprof2heapdb" "$sample" "$t/s.db"
+echo keep >"$t/exists.db"
+check "an existing output is refused" expect_rc 3 "$tools/hprof2heapdb" "$sample" "$t/exists.db"
+check "and left as it was" grep -q keep "$t/exists.db"
+check "--force replaces it" expect_rc 0 "$tools/hprof2heapdb" --force "$sample" "$t/exists.db"
+check "with a database" sh -c "! grep -q keep '$t/exists.db'"
+head -c 100000 "$sample" | gzip -dc 2>/dev/null >"$t/cut.hprof"
+check "a truncated dump fails with exit 1" expect_rc 1 "$tools/hprof2heapdb" "$t/cut.hprof" "$t/cut.db"
+check "the error names an offset" grep -q "offset" "$t/err"
+check "no database is left" test ! -e "$t/cut.db"
+check "no temporary file is left" sh -c "! ls -a '$t' | grep -q tmp-"
+check "truncated NDJSON to a file fails too" expect_rc 1 "$tools/hprof2ndjson" "$t/cut.hprof" "$t/cut.ndjson"
+check "and leaves no file" test ! -e "$t/cut.ndjson"
+echo "test_cli: $fails failed"
+[ "$fails" = 0 ]
