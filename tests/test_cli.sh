@@ -51,5 +51,15 @@ check "no database is left" test ! -e "$t/cut.db"
 check "no temporary file is left" sh -c "! ls -a '$t' | grep -q tmp-"
 check "truncated NDJSON to a file fails too" expect_rc 1 "$tools/hprof2ndjson" "$t/cut.hprof" "$t/cut.ndjson"
 check "and leaves no file" test ! -e "$t/cut.ndjson"
+# An output path that is a FIFO or device is written in place, never
+# replaced by a renamed file (this once replaced /dev/null).
+mkfifo "$t/fifo"
+cat "$t/fifo" >"$t/from-fifo" &
+check "NDJSON into a FIFO" expect_rc 0 "$tools/hprof2ndjson" "$sample" "$t/fifo"
+wait
+check "the FIFO is still a FIFO" test -p "$t/fifo"
+check "its reader got the records" test "$(wc -l <"$t/from-fifo")" = "$(wc -l <"$t/a.ndjson")"
+check "a database is not written over a FIFO, even with --force" expect_rc 3 "$tools/hprof2heapdb" --force "$sample" "$t/fifo"
+check "the FIFO survives" test -p "$t/fifo"
 echo "test_cli: $fails failed"
 [ "$fails" = 0 ]

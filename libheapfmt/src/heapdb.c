@@ -471,6 +471,9 @@ hf_status hf_heapdb_sink_open(hf_sink **out, const char *path, const hf_heapdb_o
 	if (opt)
 		o = *opt;
 	struct stat sb;
+	if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
+		return hf_error_set(err, HF_ERR_IO, "%s is not a regular file; a database must be written to one",
+		                    path);
 	if (!o.force && stat(path, &sb) == 0)
 		return hf_error_set(err, HF_ERR_IO, "%s exists; use --force to replace it", path);
 	heapdb *w = calloc(1, sizeof *w);

@@ -7,26 +7,168 @@
 #include "internal.h"
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+/*
+ * Output is formatted into one buffer while a second thread writes the
+ * previous one (double buffering): copying into the page cache or a pipe
+ * then overlaps with parsing and formatting, which matters on large dumps
+ * (about a third of the time went to write(2) before).
+ */
 typedef struct ndjson {
 	hf_sink sink;
 	FILE *fp;
+	int fd;
 	int owns_fp;
 	char *path, *tmp;    /* atomic output: tmp renamed to path on finish */
-	hf_buf line;
+	hf_buf line;         /* being filled */
+	hf_buf spare;        /* being written (or empty) */
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int thread_started, busy, stop, write_errno;
 } ndjson;
 
-#define FLUSH_AT ((size_t)1 << 20)
+static int write_all(int fd, const uint8_t *p, size_t n)
+{
+	while (n) {
+		ssize_t r = write(fd, p, n);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return errno;
+		}
+		p += r;
+		n -= (size_t)r;
+	}
+	return 0;
+}
 
+static void *writer_main(void *arg)
+{
+	ndjson *w = arg;
+	pthread_mutex_lock(&w->mu);
+	for (;;) {
+		while (!w->busy && !w->stop)
+			pthread_cond_wait(&w->cv, &w->mu);
+		if (!w->busy && w->stop)
+			break;
+		pthread_mutex_unlock(&w->mu);
+		int e = w->write_errno ? 0 : write_all(w->fd, w->spare.data, w->spare.len);
+		pthread_mutex_lock(&w->mu);
+		if (e)
+			w->write_errno = e;
+		w->spare.len = 0;
+		w->busy = 0;
+		pthread_cond_broadcast(&w->cv);
+	}
+	pthread_mutex_unlock(&w->mu);
+	return NULL;
+}
+
+/* Waits until the writer thread is idle; returns its first error. */
+static int wait_idle(ndjson *w)
+{
+	if (!w->thread_started)
+		return w->write_errno;
+	pthread_mutex_lock(&w->mu);
+	while (w->busy)
+		pthread_cond_wait(&w->cv, &w->mu);
+	int e = w->write_errno;
+	pthread_mutex_unlock(&w->mu);
+	return e;
+}
+
+#define FLUSH_AT ((size_t)4 << 20)
+
+/* Hot path: nodes and edges are written straight into the line buffer after
+ * one reservation (a node or edge line is at most ~200 bytes). */
+static const char digit_pairs[201] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
+static inline char *put_u64(char *p, uint64_t v)
+{
+	char tmp[20];
+	int i = 20;
+	while (v >= 100) {
+		unsigned d = (unsigned)(v % 100) * 2;
+		v /= 100;
+		tmp[--i] = digit_pairs[d + 1];
+		tmp[--i] = digit_pairs[d];
+	}
+	if (v >= 10) {
+		unsigned d = (unsigned)v * 2;
+		tmp[--i] = digit_pairs[d + 1];
+		tmp[--i] = digit_pairs[d];
+	} else {
+		tmp[--i] = (char)('0' + v);
+	}
+	memcpy(p, tmp + i, (size_t)(20 - i));
+	return p + (20 - i);
+}
+
+static inline char *put_i64(char *p, int64_t v)
+{
+	if (v < 0) {
+		*p++ = '-';
+		return put_u64(p, (uint64_t)0 - (uint64_t)v);
+	}
+	return put_u64(p, (uint64_t)v);
+}
+
+#define PUT(p, lit) (memcpy((p), lit, sizeof(lit) - 1), (p) + sizeof(lit) - 1)
+
+static hf_status write_error(ndjson *w, int e, hf_error *err)
+{
+	return hf_error_set(err, e == ENOMEM ? HF_ERR_NOMEM : HF_ERR_IO, "cannot write %s: %s",
+	                    w->path ? w->path : "output", strerror(e));
+}
+
+/* Hands the filled buffer to the writer thread and takes the empty one. */
 static hf_status flush_buf(ndjson *w, hf_error *err)
 {
-	if (w->line.len && fwrite(w->line.data, 1, w->line.len, w->fp) != w->line.len)
-		return hf_error_set(err, HF_ERR_IO, "cannot write %s: %s",
-		                    w->path ? w->path : "output", strerror(errno));
+	if (!w->line.len)
+		return HF_OK;
+	if (!w->thread_started) {
+		if (pthread_create(&w->thread, NULL, writer_main, w) != 0) {
+			/* No thread: write synchronously. */
+			int e = write_all(w->fd, w->line.data, w->line.len);
+			w->line.len = 0;
+			return e ? write_error(w, e, err) : HF_OK;
+		}
+		w->thread_started = 1;
+	}
+	int e = wait_idle(w);
+	if (e)
+		return write_error(w, e, err);
+	pthread_mutex_lock(&w->mu);
+	hf_buf t = w->spare;
+	w->spare = w->line;
+	w->line = t;
 	w->line.len = 0;
+	w->busy = 1;
+	pthread_cond_broadcast(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+	if (!hf_buf_reserve(&w->line, FLUSH_AT + 65536))
+		return hf_error_set(err, HF_ERR_NOMEM, "out of memory");
 	return HF_OK;
+}
+
+static void stop_thread(ndjson *w)
+{
+	if (!w->thread_started)
+		return;
+	pthread_mutex_lock(&w->mu);
+	w->stop = 1;
+	pthread_cond_broadcast(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+	pthread_join(w->thread, NULL);
+	w->thread_started = 0;
 }
 
 static hf_status end_line(ndjson *w, hf_error *err)
@@ -68,9 +210,17 @@ static bool put_values(ndjson *w, const hf_field *fields, size_t n, const hf_val
 			return false;
 		bool ok = true;
 		switch (fields[i].kind) {
-		case HF_FIELD_INT: ok = hf_buf_i64(&w->line, v[i].i); break;
+		case HF_FIELD_INT:
+			if ((ok = hf_buf_reserve(&w->line, 24)))
+				w->line.len = (size_t)(put_i64((char *)w->line.data + w->line.len, v[i].i) -
+				                       (char *)w->line.data);
+			break;
 		case HF_FIELD_ID:
-		case HF_FIELD_STRREF: ok = hf_buf_u64(&w->line, v[i].u); break;
+		case HF_FIELD_STRREF:
+			if ((ok = hf_buf_reserve(&w->line, 24)))
+				w->line.len = (size_t)(put_u64((char *)w->line.data + w->line.len, v[i].u) -
+				                       (char *)w->line.data);
+			break;
 		case HF_FIELD_TEXT: ok = hf_buf_json_string(&w->line, v[i].s ? v[i].s : "", v[i].s ? v[i].n : 0); break;
 		case HF_FIELD_REAL: ok = put_real(&w->line, v[i].d); break;
 		case HF_FIELD_JSON:
@@ -153,18 +303,21 @@ static hf_status nd_string(hf_sink *s, uint64_t id, const char *utf8, size_t len
 static hf_status nd_node(hf_sink *s, const hf_node *n, hf_error *err)
 {
 	ndjson *w = s->impl;
-	B(LIT("{\"record\":\"node\",\"identifier\":"));
-	B(hf_buf_u64(&w->line, n->id));
-	B(LIT(",\"subtype\":"));
-	B(hf_buf_i64(&w->line, n->type->id));
-	B(LIT(",\"dump\":"));
-	B(hf_buf_u64(&w->line, n->dump));
-	B(LIT(",\"class\":"));
-	B(hf_buf_u64(&w->line, n->class_id));
-	B(LIT(",\"size\":"));
-	B(hf_buf_u64(&w->line, n->size));
-	B(LIT(",\"heap\":"));
-	B(hf_buf_u64(&w->line, n->heap));
+	B(hf_buf_reserve(&w->line, 256));
+	char *p = (char *)w->line.data + w->line.len;
+	p = PUT(p, "{\"record\":\"node\",\"identifier\":");
+	p = put_u64(p, n->id);
+	p = PUT(p, ",\"subtype\":");
+	p = put_i64(p, n->type->id);
+	p = PUT(p, ",\"dump\":");
+	p = put_u64(p, n->dump);
+	p = PUT(p, ",\"class\":");
+	p = put_u64(p, n->class_id);
+	p = PUT(p, ",\"size\":");
+	p = put_u64(p, n->size);
+	p = PUT(p, ",\"heap\":");
+	p = put_u64(p, n->heap);
+	w->line.len = (size_t)(p - (char *)w->line.data);
 	B(put_values(w, n->type->fields, n->type->nfields, n->values));
 	return end_line(w, err);
 }
@@ -172,17 +325,23 @@ static hf_status nd_node(hf_sink *s, const hf_node *n, hf_error *err)
 static hf_status nd_edge(hf_sink *s, const hf_edge *e, hf_error *err)
 {
 	ndjson *w = s->impl;
-	B(LIT("{\"record\":\"edge\",\"subtype\":"));
-	B(hf_buf_i64(&w->line, e->type->id));
-	B(LIT(",\"source\":"));
-	B(hf_buf_u64(&w->line, e->source));
-	B(LIT(",\"dest\":"));
-	B(hf_buf_u64(&w->line, e->dest));
-	B(LIT(",\"label\":"));
-	B(hf_buf_u64(&w->line, e->label));
-	B(LIT(",\"dump\":"));
-	B(hf_buf_u64(&w->line, e->dump));
-	return end_line(w, err);
+	B(hf_buf_reserve(&w->line, 256));
+	char *p = (char *)w->line.data + w->line.len;
+	p = PUT(p, "{\"record\":\"edge\",\"subtype\":");
+	p = put_i64(p, e->type->id);
+	p = PUT(p, ",\"source\":");
+	p = put_u64(p, e->source);
+	p = PUT(p, ",\"dest\":");
+	p = put_u64(p, e->dest);
+	p = PUT(p, ",\"label\":");
+	p = put_u64(p, e->label);
+	p = PUT(p, ",\"dump\":");
+	p = put_u64(p, e->dump);
+	p = PUT(p, "}\n");
+	w->line.len = (size_t)(p - (char *)w->line.data);
+	if (w->line.len >= FLUSH_AT)
+		return flush_buf(w, err);
+	return HF_OK;
 }
 
 static hf_status nd_record(hf_sink *s, const hf_record *r, hf_error *err)
@@ -200,10 +359,16 @@ static hf_status nd_finish(hf_sink *s, hf_error *err)
 	hf_status st = flush_buf(w, err);
 	if (st != HF_OK)
 		return st;
-	if (fflush(w->fp) != 0 || ferror(w->fp))
-		return hf_error_set(err, HF_ERR_IO, "cannot write %s: %s",
-		                    w->path ? w->path : "output", strerror(errno));
-	if (w->owns_fp) {
+	int e = wait_idle(w);
+	stop_thread(w);
+	if (e)
+		return write_error(w, e, err);
+	if (w->owns_fp == 2) {
+		int rc = fclose(w->fp);
+		w->fp = NULL;
+		if (rc != 0)
+			return hf_error_set(err, HF_ERR_IO, "cannot write %s: %s", w->path, strerror(errno));
+	} else if (w->owns_fp) {
 		if (fsync(fileno(w->fp)) != 0 && errno != EINVAL)
 			return hf_error_set(err, HF_ERR_IO, "cannot write %s: %s", w->path, strerror(errno));
 		int rc = fclose(w->fp);
@@ -223,6 +388,10 @@ static void nd_destroy(hf_sink *s, int success)
 {
 	ndjson *w = s->impl;
 	(void)success;
+	stop_thread(w);
+	pthread_mutex_destroy(&w->mu);
+	pthread_cond_destroy(&w->cv);
+	hf_buf_free(&w->spare);
 	if (w->owns_fp && w->fp)
 		fclose(w->fp);
 	if (w->tmp)
@@ -245,6 +414,12 @@ hf_status hf_ndjson_sink_new(hf_sink **out, FILE *fp, hf_error *err)
 	w->sink.ops = &ndjson_ops;
 	w->sink.impl = w;
 	w->fp = fp;
+	/* Anything the caller wrote through stdio goes first; from here on the
+	 * writer owns the descriptor. */
+	fflush(fp);
+	w->fd = fileno(fp);
+	pthread_mutex_init(&w->mu, NULL);
+	pthread_cond_init(&w->cv, NULL);
 	if (!hf_buf_reserve(&w->line, FLUSH_AT + 65536)) {
 		free(w);
 		return hf_error_set(err, HF_ERR_NOMEM, "out of memory");
@@ -258,6 +433,25 @@ int hf_make_temp_beside(const char *path, char **tmp_out);
 
 hf_status hf_ndjson_sink_open(hf_sink **out, const char *path, hf_error *err)
 {
+	/* A device, FIFO or socket (/dev/null, /dev/stdout, a named pipe) is
+	 * written in place: renaming a file over it would replace it. */
+	struct stat sb;
+	if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+		if (S_ISDIR(sb.st_mode))
+			return hf_error_set(err, HF_ERR_IO, "cannot write %s: it is a directory", path);
+		FILE *fp = fopen(path, "wb");
+		if (!fp)
+			return hf_error_set(err, HF_ERR_IO, "cannot open %s: %s", path, strerror(errno));
+		hf_status st = hf_ndjson_sink_new(out, fp, err);
+		if (st != HF_OK) {
+			fclose(fp);
+			return st;
+		}
+		ndjson *w = (*out)->impl;
+		w->owns_fp = 2; /* close, but no rename */
+		w->path = strdup(path);
+		return HF_OK;
+	}
 	char *tmp = NULL;
 	int fd = hf_make_temp_beside(path, &tmp);
 	if (fd < 0)
