@@ -96,6 +96,7 @@ typedef struct pending_string {
 	int32_t coder;       /* -1 absent */
 	int64_t offset, count; /* -1 absent */
 	uint32_t next;       /* next pending string for the same array, or UINT32_MAX */
+	uint32_t dump;
 } pending_string;
 
 typedef struct cached_array {
@@ -125,6 +126,7 @@ typedef struct reader {
 
 	/* classes */
 	hf_map class_map;    /* class id -> classes[] index */
+	size_t last_class_ix; /* SIZE_MAX: none */
 	class_info *classes;
 	size_t nclasses, capclasses;
 	hf_map class_name;   /* class id -> HPROF name id (LOAD CLASS) */
@@ -150,6 +152,8 @@ typedef struct reader {
 
 	/* Strings */
 	hf_map pending_map;  /* array id -> first pending index */
+	hf_map late_map;     /* the same, for Strings whose dump has ended */
+	int rescan;          /* second pass: only resolving late Strings */
 	pending_string *pending;
 	size_t npending, cappending, pending_free; /* free list head (UINT32_MAX none) */
 	hf_map cache_map;    /* array id -> cache slot */
@@ -272,6 +276,8 @@ static hf_status warn(reader *r, uint64_t off, const char *fmt, ...)
 	;
 static hf_status warn(reader *r, uint64_t off, const char *fmt, ...)
 {
+	if (r->rescan)
+		return HF_OK; /* said during the first pass */
 	r->warnings++;
 	r->stats->warnings++;
 	if (r->warnings > MAX_WARNINGS_KEPT)
@@ -303,19 +309,19 @@ static inline uint64_t align8(uint64_t v) { return (v + 7) & ~(uint64_t)7; }
 
 /* ---- names -------------------------------------------------------------- */
 
-static const name_entry *name_get(const reader *r, uint64_t hid)
+static const name_entry *name_get(reader *r, uint64_t hid)
 {
 	uint64_t *ix = hf_map_get(&r->name_map, hid);
 	return ix ? &r->names[*ix] : NULL;
 }
 
-static uint64_t name_sid(const reader *r, uint64_t hid)
+static uint64_t name_sid(reader *r, uint64_t hid)
 {
 	const name_entry *e = name_get(r, hid);
 	return e ? e->sid : 0;
 }
 
-static bool name_is(const reader *r, uint64_t hid, const char *s)
+static bool name_is(reader *r, uint64_t hid, const char *s)
 {
 	const name_entry *e = name_get(r, hid);
 	size_t n = strlen(s);
@@ -371,10 +377,16 @@ static void java_name(const char *s, size_t n, hf_buf *out)
 
 /* ---- classes ------------------------------------------------------------ */
 
-static class_info *class_get(const reader *r, uint64_t id)
+static class_info *class_get(reader *r, uint64_t id)
 {
+	/* Runs of objects of one class are common: remember the last one. */
+	if (r->last_class_ix != SIZE_MAX && r->classes[r->last_class_ix].id == id)
+		return &r->classes[r->last_class_ix];
 	uint64_t *ix = hf_map_get(&r->class_map, id);
-	return ix ? &r->classes[*ix] : NULL;
+	if (!ix)
+		return NULL;
+	r->last_class_ix = (size_t)*ix;
+	return &r->classes[*ix];
 }
 
 static class_info *class_new(reader *r, uint64_t id)
@@ -665,6 +677,38 @@ static hf_status resolve_pending(reader *r, uint64_t id, unsigned type, const ui
 	return HF_OK;
 }
 
+/* Second pass: a char[] or byte[] some Strings of this dump still wait for. */
+static hf_status resolve_late(reader *r, uint64_t id, unsigned type, const uint8_t *data,
+                              uint64_t len)
+{
+	uint64_t *first = hf_map_get(&r->late_map, id);
+	if (!first)
+		return HF_OK;
+	uint32_t ix = (uint32_t)*first, keep = UINT32_MAX, keep_tail = UINT32_MAX;
+	while (ix != UINT32_MAX) {
+		uint32_t next = r->pending[ix].next;
+		if (r->pending[ix].dump == r->dump) {
+			hf_status st = decode_text(r, &r->pending[ix], type, data, len);
+			if (st)
+				return st;
+		} else {
+			/* Another dump's String: keep waiting. */
+			r->pending[ix].next = UINT32_MAX;
+			if (keep_tail == UINT32_MAX)
+				keep = ix;
+			else
+				r->pending[keep_tail].next = ix;
+			keep_tail = ix;
+		}
+		ix = next;
+	}
+	if (keep == UINT32_MAX)
+		hf_map_remove(&r->late_map, id);
+	else
+		*first = keep;
+	return HF_OK;
+}
+
 static void cache_evict_one(reader *r)
 {
 	cached_array *a = &r->cache[r->cache_tail];
@@ -819,7 +863,7 @@ static hf_status emit_instance(reader *r, uint64_t obj, uint64_t cls, const uint
 		if (c->is_string && c->str_value >= 0) {
 			uint64_t value = hf_beid(data + c->flat[c->str_value].offset, r->idsize);
 			if (value) {
-				pending_string ps = { r->next_sid++, -1, -1, -1, UINT32_MAX };
+				pending_string ps = { r->next_sid++, -1, -1, -1, UINT32_MAX, r->dump };
 				if (c->str_coder >= 0)
 					ps.coder = data[c->flat[c->str_coder].offset];
 				if (c->str_offset >= 0)
@@ -929,7 +973,8 @@ static void dump_open(reader *r)
 		return;
 	r->dump_open = 1;
 	r->heap = 0;
-	r->emit = r->opt->dump_index < 0 || (uint64_t)r->opt->dump_index == r->dump;
+	r->emit = !r->rescan &&
+	          (r->opt->dump_index < 0 || (uint64_t)r->opt->dump_index == r->dump);
 }
 
 static hf_status dump_close(reader *r)
@@ -939,15 +984,31 @@ static hf_status dump_close(reader *r)
 	hf_status st = replay_spool(r);
 	if (st)
 		return st;
-	/* Strings still waiting for an array that was never dumped. */
-	r->stats->unresolved_strings += r->pending_map.count;
+	/* Strings still waiting: their array came before them and left the
+	 * cache, or was never dumped.  A second pass may find them (late). */
+	for (size_t i = 0; i < r->pending_map.cap; i++) {
+		hf_map_slot *sl = &r->pending_map.slots[i];
+		if (sl->key == HF_MAP_EMPTY)
+			continue;
+		uint32_t ix = (uint32_t)sl->val;
+		uint64_t *late = hf_map_get(&r->late_map, sl->key);
+		if (late) {
+			uint32_t last = ix;
+			while (r->pending[last].next != UINT32_MAX)
+				last = r->pending[last].next;
+			r->pending[last].next = (uint32_t)*late;
+		}
+		if (!hf_map_put(&r->late_map, sl->key, ix))
+			return nomem(r);
+	}
+	if (r->pending_map.has_empty_key)
+		r->stats->unresolved_strings++;
 	hf_map_free(&r->pending_map);
-	r->npending = 0;
-	r->pending_free = UINT32_MAX;
 	r->dump_open = 0;
 	r->dump_segmented = 0;
 	r->dump++;
-	r->stats->dumps++;
+	if (!r->rescan)
+		r->stats->dumps++;
 	return HF_OK;
 }
 
@@ -1297,6 +1358,25 @@ static hf_status primitive_array_dump(reader *r, heap_ctx *h, uint64_t start, in
 		            "array 0x%" PRIx64 " declares %u %s elements (%" PRIu64 " bytes) but only %" PRIu64 " remain in the record",
 		            obj, count, type_names[t], bytes, h->left - (I + 9));
 	take(r, h, I + 9);
+	if (r->rescan) {
+		uint64_t skipped;
+		if ((t == T_CHAR || t == T_BYTE) && !nodata && bytes <= HF_INPUT_MAX_PEEK &&
+		    hf_map_get(&r->late_map, obj)) {
+			if ((st = need(r, h, start, sub, (size_t)bytes, &p)))
+				return st;
+			if ((st = resolve_late(r, obj, t, p, count)))
+				return st;
+			take(r, h, (size_t)bytes);
+			return HF_OK;
+		}
+		if ((st = hf_input_skip(r->in, bytes, &skipped, r->err)))
+			return st;
+		if (skipped < bytes)
+			return fail(r, HF_ERR_TRUNCATED, start, h->tag, sub,
+			            "the file ends inside the elements of array 0x%" PRIx64, obj);
+		h->left -= bytes;
+		return HF_OK;
+	}
 	int is_text = (t == T_CHAR || t == T_BYTE) && r->emit;
 	int want_values = r->opt->values && r->emit && !nodata;
 	int pending = is_text && hf_map_get(&r->pending_map, obj) != NULL;
@@ -1387,7 +1467,8 @@ static hf_status heap_record(reader *r, unsigned tag, uint64_t length, uint64_t 
 		r->dump_segmented = 1;
 		r->heap = 0; /* the current heap resets at every segment (Android) */
 	}
-	r->stats->heap_records++;
+	if (!r->rescan)
+		r->stats->heap_records++;
 	while (h.left > 0) {
 		uint64_t start = hf_input_offset(r->in);
 		const uint8_t *p;
@@ -1439,7 +1520,7 @@ static hf_status heap_record(reader *r, unsigned tag, uint64_t length, uint64_t 
 			take(r, &h, 4 + I);
 			r->heap = heap;
 			uint64_t *seen = hf_map_get(&r->heaps_seen, heap);
-			if (!seen || *seen != sid) {
+			if (!r->rescan && (!seen || *seen != sid)) {
 				if (!hf_map_put(&r->heaps_seen, heap, sid))
 					return nomem(r);
 				vals_clear(r, 2);
@@ -1830,7 +1911,8 @@ static hf_status read_records(reader *r)
 		unsigned tag = p[0];
 		uint64_t len = hf_be32(p + 5);
 		hf_input_consume(r->in, 9);
-		r->stats->records++;
+		if (!r->rescan)
+			r->stats->records++;
 		if (tag == TAG_HEAP_DUMP || tag == TAG_HEAP_DUMP_SEGMENT) {
 			heap_records++;
 			if ((st = heap_record(r, tag, len, start)))
@@ -1851,7 +1933,7 @@ static hf_status read_records(reader *r)
 				return st;
 			continue;
 		}
-		if (!tag_name(tag)) {
+		if (!tag_name(tag) && !r->rescan) {
 			/* Unknown top-level tag: skip it by its length and report it. */
 			r->unknown_tags++;
 			r->stats->unknown_tags++;
@@ -1868,6 +1950,12 @@ static hf_status read_records(reader *r)
 				return hf_error_at(r->err, HF_ERR_TRUNCATED, start, "unknown record",
 				                   "record tag 0x%02X declares %" PRIu64 " bytes but the file ends after %" PRIu64,
 				                   tag, len, skipped);
+			continue;
+		}
+		if (r->rescan) {
+			uint64_t skipped;
+			if ((st = hf_input_skip(r->in, len, &skipped, r->err)))
+				return st;
 			continue;
 		}
 		if (len > MAX_SMALL_RECORD)
@@ -1893,6 +1981,37 @@ static hf_status read_records(reader *r)
 		return hf_error_at(r->err, HF_ERR_FORMAT, hf_input_offset(r->in), "end of file",
 		                   "no HEAP DUMP or HEAP DUMP SEGMENT record: this file holds no heap dump%s",
 		                   r->unknown_tags ? " (it has records with unknown tags)" : "");
+	return HF_OK;
+}
+
+/* The Strings whose array came earlier and left the cache: read the input
+ * again, looking only at the char[] and byte[] they wait for. */
+static hf_status rescan_late(reader *r)
+{
+	if (!r->late_map.count)
+		return HF_OK;
+	if (!hf_input_can_rewind(r->in)) {
+		r->stats->unresolved_strings += r->late_map.count;
+		return HF_OK;
+	}
+	hf_status st = hf_input_rewind(r->in, r->err);
+	if (st)
+		return st;
+	r->rescan = 1;
+	r->dump = 0;
+	r->dump_open = 0;
+	if ((st = read_header(r)))
+		return st;
+	if ((st = read_records(r)))
+		return st;
+	/* What is left waits for arrays that were never dumped. */
+	for (size_t i = 0; i < r->late_map.cap; i++) {
+		hf_map_slot *sl = &r->late_map.slots[i];
+		if (sl->key == HF_MAP_EMPTY)
+			continue;
+		for (uint32_t ix = (uint32_t)sl->val; ix != UINT32_MAX; ix = r->pending[ix].next)
+			r->stats->unresolved_strings++;
+	}
 	return HF_OK;
 }
 
@@ -1954,6 +2073,7 @@ hf_status hf_hprof_read(hf_input *in, hf_sink *sink, const hf_hprof_options *opt
 	r->stats = stats;
 	r->err = err;
 	r->next_sid = 1;
+	r->last_class_ix = SIZE_MAX;
 	r->pending_free = UINT32_MAX;
 	r->cache_cap = opt->string_cache ? opt->string_cache : DEFAULT_STRING_CACHE;
 	r->cache_slots = r->cache_cap / 64 + 16;
@@ -1970,6 +2090,8 @@ hf_status hf_hprof_read(hf_input *in, hf_sink *sink, const hf_hprof_options *opt
 	if ((st = declare_all(r, source)))
 		goto out;
 	if ((st = read_records(r)))
+		goto out;
+	if ((st = rescan_late(r)))
 		goto out;
 	st = trailer(r);
 out:
@@ -1992,6 +2114,7 @@ out:
 	hf_map_free(&r->class_serial);
 	hf_map_free(&r->heaps_seen);
 	hf_map_free(&r->pending_map);
+	hf_map_free(&r->late_map);
 	hf_map_free(&r->cache_map);
 	hf_buf_free(&r->name_arena);
 	hf_buf_free(&r->spool);

@@ -375,6 +375,44 @@ hf_status hf_input_skip(hf_input *in, uint64_t n, uint64_t *skipped, hf_error *e
 	return HF_OK;
 }
 
+int hf_input_can_rewind(const hf_input *in)
+{
+	return in->fd < 0 || in->seekable;
+}
+
+hf_status hf_input_rewind(hf_input *in, hf_error *err)
+{
+	if (!hf_input_can_rewind(in))
+		return hf_error_set(err, HF_ERR_UNSUPPORTED, "%s cannot be read twice (it is not a regular file)",
+		                    in->name);
+	if (in->zc) {
+		in->start = 0;
+		in->offset = 0;
+		return HF_OK;
+	}
+	if (in->fd >= 0 && lseek(in->fd, 0, SEEK_SET) < 0)
+		return hf_error_set(err, HF_ERR_IO, "cannot seek in %s: %s", in->name, strerror(errno));
+	in->raw_offset = 0;
+	in->raw_eof = 0;
+	in->mempos = 0;
+	in->start = in->end = 0;
+	in->offset = 0;
+	in->eof = 0;
+	if (in->comp == HF_COMPRESSION_GZIP) {
+		inflateReset(&in->zs);
+		in->z_member_done = 0;
+		in->zs.avail_in = 0;
+		in->zs.next_in = in->raw;
+		if (in->fd < 0) {
+			in->zs.next_in = (Bytef *)in->mem;
+			in->zs.avail_in = (uInt)(in->memsize > UINT32_MAX ? UINT32_MAX : in->memsize);
+			in->mempos = in->zs.avail_in;
+			in->raw_offset = in->mempos;
+		}
+	}
+	return HF_OK;
+}
+
 uint64_t hf_input_offset(const hf_input *in) { return in->offset; }
 uint64_t hf_input_size(const hf_input *in) { return in->comp ? 0 : in->size; }
 uint64_t hf_input_raw_offset(const hf_input *in)

@@ -22,13 +22,19 @@ static inline uint64_t hf_beid(const uint8_t *p, unsigned idsize)
 	return idsize == 8 ? hf_be64(p) : hf_be32(p);
 }
 
-/* ---- u64 -> u64 open-addressing hash map (key 0 allowed) ----------------- */
+/* ---- u64 -> u64 open-addressing hash map (any key) ---------------------- */
+/* Keys and values sit side by side so a probe touches one cache line; an
+ * empty slot holds HF_MAP_EMPTY, and that one key value is kept aside. */
+#define HF_MAP_EMPTY UINT64_MAX
+typedef struct hf_map_slot {
+	uint64_t key, val;
+} hf_map_slot;
 typedef struct hf_map {
-	uint64_t *keys;
-	uint64_t *vals;
-	uint8_t *used;
+	hf_map_slot *slots;
 	size_t cap;      /* power of two */
 	size_t count;
+	int has_empty_key;
+	uint64_t empty_key_val;
 } hf_map;
 
 void hf_map_init(hf_map *m);
@@ -36,7 +42,7 @@ void hf_map_free(hf_map *m);
 /* Returns false when out of memory. */
 bool hf_map_put(hf_map *m, uint64_t key, uint64_t val);
 /* Returns a pointer to the value, or NULL. */
-uint64_t *hf_map_get(const hf_map *m, uint64_t key);
+uint64_t *hf_map_get(hf_map *m, uint64_t key);
 bool hf_map_remove(hf_map *m, uint64_t key);
 
 /* ---- growable byte buffer ------------------------------------------------ */

@@ -369,8 +369,9 @@ static hf_status nd_finish(hf_sink *s, hf_error *err)
 		if (rc != 0)
 			return hf_error_set(err, HF_ERR_IO, "cannot write %s: %s", w->path, strerror(errno));
 	} else if (w->owns_fp) {
-		if (fsync(fileno(w->fp)) != 0 && errno != EINVAL)
-			return hf_error_set(err, HF_ERR_IO, "cannot write %s: %s", w->path, strerror(errno));
+		/* No fsync: the promise is that a failed or killed run leaves no
+		 * partial file at the path, not durability across power loss
+		 * (the database writer gives the same). */
 		int rc = fclose(w->fp);
 		w->fp = NULL;
 		if (rc != 0)

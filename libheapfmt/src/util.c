@@ -19,96 +19,108 @@ void hf_map_init(hf_map *m) { memset(m, 0, sizeof *m); }
 
 void hf_map_free(hf_map *m)
 {
-	free(m->keys);
-	free(m->vals);
-	free(m->used);
+	free(m->slots);
 	memset(m, 0, sizeof *m);
 }
 
 static bool map_grow(hf_map *m)
 {
 	size_t ncap = m->cap ? m->cap * 2 : 64;
-	hf_map n = { calloc(ncap, sizeof(uint64_t)), calloc(ncap, sizeof(uint64_t)),
-	             calloc(ncap, 1), ncap, 0 };
-	if (!n.keys || !n.vals || !n.used) {
-		free(n.keys); free(n.vals); free(n.used);
+	hf_map_slot *ns = malloc(ncap * sizeof *ns);
+	if (!ns)
 		return false;
-	}
+	for (size_t i = 0; i < ncap; i++)
+		ns[i].key = HF_MAP_EMPTY;
 	for (size_t i = 0; i < m->cap; i++)
-		if (m->used[i]) {
-			size_t j = map_hash(m->keys[i]) & (ncap - 1);
-			while (n.used[j])
+		if (m->slots[i].key != HF_MAP_EMPTY) {
+			size_t j = map_hash(m->slots[i].key) & (ncap - 1);
+			while (ns[j].key != HF_MAP_EMPTY)
 				j = (j + 1) & (ncap - 1);
-			n.used[j] = 1;
-			n.keys[j] = m->keys[i];
-			n.vals[j] = m->vals[i];
-			n.count++;
+			ns[j] = m->slots[i];
 		}
-	hf_map_free(m);
-	*m = n;
+	free(m->slots);
+	m->slots = ns;
+	m->cap = ncap;
 	return true;
 }
 
 bool hf_map_put(hf_map *m, uint64_t key, uint64_t val)
 {
+	if (key == HF_MAP_EMPTY) {
+		if (!m->has_empty_key)
+			m->count++;
+		m->has_empty_key = 1;
+		m->empty_key_val = val;
+		return true;
+	}
 	if ((m->count + 1) * 4 > m->cap * 3 && !map_grow(m))
 		return false;
 	size_t j = map_hash(key) & (m->cap - 1);
-	while (m->used[j]) {
-		if (m->keys[j] == key) {
-			m->vals[j] = val;
+	while (m->slots[j].key != HF_MAP_EMPTY) {
+		if (m->slots[j].key == key) {
+			m->slots[j].val = val;
 			return true;
 		}
 		j = (j + 1) & (m->cap - 1);
 	}
-	m->used[j] = 1;
-	m->keys[j] = key;
-	m->vals[j] = val;
+	m->slots[j].key = key;
+	m->slots[j].val = val;
 	m->count++;
 	return true;
 }
 
-uint64_t *hf_map_get(const hf_map *m, uint64_t key)
+uint64_t *hf_map_get(hf_map *m, uint64_t key)
 {
+	if (key == HF_MAP_EMPTY)
+		return m->has_empty_key ? &m->empty_key_val : NULL;
 	if (!m->cap)
 		return NULL;
 	size_t j = map_hash(key) & (m->cap - 1);
-	while (m->used[j]) {
-		if (m->keys[j] == key)
-			return &m->vals[j];
+	for (;;) {
+		uint64_t k = m->slots[j].key;
+		if (k == key)
+			return &m->slots[j].val;
+		if (k == HF_MAP_EMPTY)
+			return NULL;
 		j = (j + 1) & (m->cap - 1);
 	}
-	return NULL;
 }
 
 bool hf_map_remove(hf_map *m, uint64_t key)
 {
+	if (key == HF_MAP_EMPTY) {
+		if (!m->has_empty_key)
+			return false;
+		m->has_empty_key = 0;
+		m->count--;
+		return true;
+	}
 	if (!m->cap)
 		return false;
-	size_t j = map_hash(key) & (m->cap - 1);
-	while (m->used[j] && m->keys[j] != key)
-		j = (j + 1) & (m->cap - 1);
-	if (!m->used[j])
-		return false;
+	size_t mask = m->cap - 1;
+	size_t j = map_hash(key) & mask;
+	while (m->slots[j].key != key) {
+		if (m->slots[j].key == HF_MAP_EMPTY)
+			return false;
+		j = (j + 1) & mask;
+	}
 	/* Backward-shift deletion keeps probe chains intact. */
 	size_t i = j;
 	for (;;) {
-		m->used[i] = 0;
+		m->slots[i].key = HF_MAP_EMPTY;
 		size_t k = i;
 		for (;;) {
-			k = (k + 1) & (m->cap - 1);
-			if (!m->used[k]) {
+			k = (k + 1) & mask;
+			if (m->slots[k].key == HF_MAP_EMPTY) {
 				m->count--;
 				return true;
 			}
-			size_t home = map_hash(m->keys[k]) & (m->cap - 1);
+			size_t home = map_hash(m->slots[k].key) & mask;
 			/* Move k to i if its home is not cyclically in (i, k]. */
 			if (i <= k ? (home <= i || home > k) : (home <= i && home > k))
 				break;
 		}
-		m->used[i] = 1;
-		m->keys[i] = m->keys[k];
-		m->vals[i] = m->vals[k];
+		m->slots[i] = m->slots[k];
 		i = k;
 	}
 }

@@ -21,6 +21,13 @@
 extern "C" {
 #endif
 
+/* Symbols of the public API are exported; everything else stays inside. */
+#if defined(HEAPFMT_BUILDING) && defined(__GNUC__)
+#define HF_API __attribute__((visibility("default")))
+#else
+#define HF_API
+#endif
+
 #define HEAPFMT_VERSION "0.1.0"
 /* Version of the file format written (metadata key version_major). */
 #define HEAPFMT_FORMAT_MAJOR "1"
@@ -49,12 +56,12 @@ typedef struct hf_error {
 } hf_error;
 
 /* Fills err (if status != HF_OK) and returns status. */
-hf_status hf_error_set(hf_error *err, hf_status status, const char *fmt, ...)
+HF_API hf_status hf_error_set(hf_error *err, hf_status status, const char *fmt, ...)
 #if defined(__GNUC__)
 	__attribute__((format(printf, 3, 4)))
 #endif
 	;
-hf_status hf_error_at(hf_error *err, hf_status status, uint64_t offset,
+HF_API hf_status hf_error_at(hf_error *err, hf_status status, uint64_t offset,
                       const char *tag, const char *fmt, ...)
 #if defined(__GNUC__)
 	__attribute__((format(printf, 5, 6)))
@@ -62,7 +69,7 @@ hf_status hf_error_at(hf_error *err, hf_status status, uint64_t offset,
 	;
 const char *hf_status_name(hf_status status);
 /* One line, no newline: "offset 1234 (HEAP DUMP SEGMENT): message". */
-void hf_error_format(const hf_error *err, char *buf, size_t size);
+HF_API void hf_error_format(const hf_error *err, char *buf, size_t size);
 
 /* ---- input layer ------------------------------------------------------- */
 
@@ -76,29 +83,33 @@ typedef struct hf_input hf_input;
 /* Opens path ("-" = standard input).  gzip is detected by its magic and
  * inflated while streaming; bzip2, xz and zstd get an HF_ERR_UNSUPPORTED
  * naming the format. */
-hf_status hf_input_open(hf_input **out, const char *path, hf_error *err);
+HF_API hf_status hf_input_open(hf_input **out, const char *path, hf_error *err);
 /* Wraps a caller-owned memory buffer (no copy); used by tests and fuzzers. */
-hf_status hf_input_open_memory(hf_input **out, const void *data, size_t size,
+HF_API hf_status hf_input_open_memory(hf_input **out, const void *data, size_t size,
                                hf_error *err);
-void hf_input_close(hf_input *in);
+HF_API void hf_input_close(hf_input *in);
 
 /* Makes at least `want` contiguous bytes available at *p unless the input
  * ends first; *avail says how many there are (may exceed want).  want is
  * capped by HF_INPUT_MAX_PEEK. */
 #define HF_INPUT_MAX_PEEK ((size_t)64 << 20)
-hf_status hf_input_peek(hf_input *in, size_t want, const uint8_t **p,
+HF_API hf_status hf_input_peek(hf_input *in, size_t want, const uint8_t **p,
                         size_t *avail, hf_error *err);
-void hf_input_consume(hf_input *in, size_t n);
+HF_API void hf_input_consume(hf_input *in, size_t n);
+/* Starts again from the first byte (regular files, gzip files, memory);
+ * HF_ERR_UNSUPPORTED for pipes and terminals. */
+HF_API hf_status hf_input_rewind(hf_input *in, hf_error *err);
+HF_API int hf_input_can_rewind(const hf_input *in);
 /* Skips n bytes; *skipped < n means the input ended. */
-hf_status hf_input_skip(hf_input *in, uint64_t n, uint64_t *skipped,
+HF_API hf_status hf_input_skip(hf_input *in, uint64_t n, uint64_t *skipped,
                         hf_error *err);
-uint64_t hf_input_offset(const hf_input *in);
+HF_API uint64_t hf_input_offset(const hf_input *in);
 /* Size of the uncompressed input when known (regular uncompressed file),
  * else 0.  Bytes of the raw file read so far, for progress. */
-uint64_t hf_input_size(const hf_input *in);
-uint64_t hf_input_raw_offset(const hf_input *in);
-uint64_t hf_input_raw_size(const hf_input *in);
-hf_compression hf_input_compression(const hf_input *in);
+HF_API uint64_t hf_input_size(const hf_input *in);
+HF_API uint64_t hf_input_raw_offset(const hf_input *in);
+HF_API uint64_t hf_input_raw_size(const hf_input *in);
+HF_API hf_compression hf_input_compression(const hf_input *in);
 const char *hf_input_name(const hf_input *in);
 
 /* ---- model: declared types --------------------------------------------- */
@@ -113,7 +124,7 @@ typedef enum hf_field_kind {
 } hf_field_kind;
 
 const char *hf_field_kind_name(hf_field_kind kind);
-int hf_field_kind_parse(const char *name, hf_field_kind *kind);
+HF_API int hf_field_kind_parse(const char *name, hf_field_kind *kind);
 
 typedef struct hf_field {
 	const char *name;
@@ -200,28 +211,28 @@ struct hf_sink {
 	uint64_t n_metadata, n_types, n_strings, n_nodes, n_edges, n_records;
 };
 
-hf_status hf_sink_metadata(hf_sink *s, const char *key, const char *value,
+HF_API hf_status hf_sink_metadata(hf_sink *s, const char *key, const char *value,
                            hf_error *err);
-hf_status hf_sink_declare(hf_sink *s, const hf_type *type, hf_error *err);
-hf_status hf_sink_string(hf_sink *s, uint64_t id, const char *utf8, size_t len,
+HF_API hf_status hf_sink_declare(hf_sink *s, const hf_type *type, hf_error *err);
+HF_API hf_status hf_sink_string(hf_sink *s, uint64_t id, const char *utf8, size_t len,
                          hf_error *err);
-hf_status hf_sink_node(hf_sink *s, const hf_node *node, hf_error *err);
-hf_status hf_sink_edge(hf_sink *s, const hf_edge *edge, hf_error *err);
-hf_status hf_sink_record(hf_sink *s, const hf_record *rec, hf_error *err);
-hf_status hf_sink_finish(hf_sink *s, hf_error *err);
-void hf_sink_destroy(hf_sink *s, int success);
+HF_API hf_status hf_sink_node(hf_sink *s, const hf_node *node, hf_error *err);
+HF_API hf_status hf_sink_edge(hf_sink *s, const hf_edge *edge, hf_error *err);
+HF_API hf_status hf_sink_record(hf_sink *s, const hf_record *rec, hf_error *err);
+HF_API hf_status hf_sink_finish(hf_sink *s, hf_error *err);
+HF_API void hf_sink_destroy(hf_sink *s, int success);
 
 /* NDJSON to a stream the caller owns (not closed). */
-hf_status hf_ndjson_sink_new(hf_sink **out, FILE *fp, hf_error *err);
+HF_API hf_status hf_ndjson_sink_new(hf_sink **out, FILE *fp, hf_error *err);
 /* NDJSON to a path, written to a temporary name and renamed by finish. */
-hf_status hf_ndjson_sink_open(hf_sink **out, const char *path, hf_error *err);
+HF_API hf_status hf_ndjson_sink_open(hf_sink **out, const char *path, hf_error *err);
 
 typedef struct hf_heapdb_options {
 	int force;           /* replace an existing output file */
 	int no_index;        /* skip index creation (faster, for bulk pipelines) */
 } hf_heapdb_options;
 /* SQLite database at path, built under a temporary name, renamed on finish. */
-hf_status hf_heapdb_sink_open(hf_sink **out, const char *path,
+HF_API hf_status hf_heapdb_sink_open(hf_sink **out, const char *path,
                               const hf_heapdb_options *opt, hf_error *err);
 
 /* ---- readers ------------------------------------------------------------ */
@@ -241,7 +252,7 @@ typedef struct hf_hprof_options {
 	size_t string_cache; /* bytes of recent char/byte arrays kept to decode Strings */
 } hf_hprof_options;
 
-void hf_hprof_options_init(hf_hprof_options *opt);
+HF_API void hf_hprof_options_init(hf_hprof_options *opt);
 
 typedef struct hf_hprof_stats {
 	uint64_t records, heap_records, dumps;
@@ -252,7 +263,7 @@ typedef struct hf_hprof_stats {
 } hf_hprof_stats;
 
 /* Reads an HPROF dump from in and writes the model into sink. */
-hf_status hf_hprof_read(hf_input *in, hf_sink *sink,
+HF_API hf_status hf_hprof_read(hf_input *in, hf_sink *sink,
                         const hf_hprof_options *opt, hf_hprof_stats *stats,
                         hf_error *err);
 
@@ -262,17 +273,98 @@ hf_status hf_hprof_read(hf_input *in, hf_sink *sink,
  * becomes U+0000, surrogate pairs written as two 3-byte sequences are
  * joined, anything invalid becomes U+FFFD.  out must hold 2*len+4 bytes
  * (the worst case: every byte invalid, 3 bytes out).  Returns bytes written. */
-size_t hf_mutf8_decode(const uint8_t *in, size_t len, char *out);
+HF_API size_t hf_mutf8_decode(const uint8_t *in, size_t len, char *out);
 #define HF_MUTF8_OUT_MAX(len) ((len) * 3 + 4)
 /* UTF-16 code units (big- or little-endian) to UTF-8; unpaired surrogates
  * become U+FFFD.  out must hold 3*nunits+4 bytes. */
-size_t hf_utf16_decode(const uint8_t *in, size_t nunits, int little_endian,
+HF_API size_t hf_utf16_decode(const uint8_t *in, size_t nunits, int little_endian,
                        char *out);
 /* Latin-1 bytes to UTF-8; out must hold 2*len+4 bytes. */
-size_t hf_latin1_decode(const uint8_t *in, size_t len, char *out);
+HF_API size_t hf_latin1_decode(const uint8_t *in, size_t len, char *out);
 
 /* The current time as ISO-8601 UTC, or SOURCE_DATE_EPOCH when set. */
-void hf_crtime_now(char *buf, size_t size);
+HF_API void hf_crtime_now(char *buf, size_t size);
+
+/* ---- DDM readers (allocation reports, heap-segment streams) ---------------
+ * See ddm_alloc.c and ddm_stream.c for the decisions taken where the format
+ * leaves a choice, and man/alloc2ndjson.1, man/hpsg2ndjson.1. */
+
+/* Order of the entries of an allocation report (nothing in the bytes tells). */
+typedef enum hf_alloc_order {
+	HF_ALLOC_ORDER_AUTO = 0,         /* guess: HELO VM version, else thread-id style */
+	HF_ALLOC_ORDER_NEWEST_FIRST = 1, /* ART 7.0 and later (ddmlib's numbering) */
+	HF_ALLOC_ORDER_OLDEST_FIRST = 2  /* Dalvik, ART 5.x-6.0 */
+} hf_alloc_order;
+
+typedef struct hf_alloc_options {
+	hf_alloc_order order;
+	uint64_t max_size;       /* largest report accepted in bytes (0 = 1 GiB) */
+	const char *source_name; /* metadata target_file; NULL = input name */
+	const char *crtime;      /* ISO-8601; NULL = now (or SOURCE_DATE_EPOCH) */
+	const char *generator;   /* program name for metadata; NULL = "libheapfmt" */
+} hf_alloc_options;
+
+HF_API void hf_alloc_options_init(hf_alloc_options *opt);
+
+typedef struct hf_alloc_stats {
+	uint64_t reports;        /* REAL reports decoded */
+	uint64_t entries;        /* allocations written */
+	uint64_t header_entries; /* sum of the counts the headers declare */
+	uint64_t count_overflows;/* reports whose u2 count had wrapped (Dalvik) */
+	uint64_t frames, stacks; /* distinct frames and stacks written */
+	uint64_t strings;        /* string records written */
+	uint64_t trailing_bytes; /* bytes after the third string table (ignored) */
+	uint64_t warnings;
+} hf_alloc_stats;
+
+/* Reads one allocation-tracker report (the REAL reply payload; an Android
+ * Studio .alloc file) and writes it into sink. */
+HF_API hf_status hf_alloc_read(hf_input *in, hf_sink *sink,
+                               const hf_alloc_options *opt, hf_alloc_stats *stats,
+                               hf_error *err);
+
+/* What a DDM stream file is (ddm-stream.md 3.2). */
+typedef enum hf_ddm_shape {
+	HF_DDM_SHAPE_AUTO = 0,   /* told apart from the first bytes */
+	HF_DDM_SHAPE_JDWP = 1,   /* JDWP packets, optionally after JDWP-Handshake */
+	HF_DDM_SHAPE_CHUNKS = 2, /* bare chunks: 4-letter type, u4 length, payload */
+	HF_DDM_SHAPE_PAYLOAD = 3 /* the payload of a single chunk (see payload_type) */
+} hf_ddm_shape;
+
+typedef struct hf_ddm_options {
+	hf_ddm_shape shape;
+	uint32_t payload_type;   /* shape PAYLOAD: chunk type ('HPSG' ...); 0 = guess */
+	hf_alloc_order order;    /* for REAL reports in the stream */
+	int lenient;             /* warn instead of failing on a capture cut short,
+	                          * unpaired HPST/HPEN, segments outside a series */
+	uint64_t max_chunk;      /* largest chunk payload decoded, also after
+	                          * inflating a ZLIB chunk (0 = 1 GiB) */
+	const char *source_name; /* metadata target_file; NULL = input name */
+	const char *crtime;      /* ISO-8601; NULL = now (or SOURCE_DATE_EPOCH) */
+	const char *generator;   /* program name for metadata; NULL = "libheapfmt" */
+	hf_progress_fn progress;
+	void *progress_ctx;
+} hf_ddm_options;
+
+HF_API void hf_ddm_options_init(hf_ddm_options *opt);
+
+typedef struct hf_ddm_stats {
+	uint64_t packets, ddm_packets, other_packets, handshakes;
+	uint64_t chunks, zlib_chunks, unknown_chunks, request_chunks;
+	uint64_t heap_infos, heap_dumps, segments, runs, zero_unit_runs;
+	uint64_t thread_events;
+	hf_alloc_stats alloc;    /* REAL reports found in the stream */
+	uint64_t warnings;
+} hf_ddm_stats;
+
+/* Reads a recorded DDM stream (JDWP bytes, bare chunks or one chunk payload)
+ * and writes heap info, heap segments and runs, allocation reports, threads
+ * and process information into sink. */
+HF_API hf_status hf_ddm_read(hf_input *in, hf_sink *sink, const hf_ddm_options *opt,
+                             hf_ddm_stats *stats, hf_error *err);
+
+/* "HPSG" -> 0x48505347; 0 if s is not four characters from 0x20-0x7E. */
+HF_API uint32_t hf_ddm_chunk_type(const char *s);
 
 #ifdef __cplusplus
 }
