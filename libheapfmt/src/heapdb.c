@@ -37,6 +37,7 @@ typedef struct heapdb {
 	db_type *types;
 	size_t ntypes, captypes;
 	uint64_t duplicate_nodes, duplicate_strings;
+	uint64_t edge_seq;
 } heapdb;
 
 static const char core_ddl[] =
@@ -53,12 +54,12 @@ static const char core_ddl[] =
 	"CREATE TABLE node (identifier INTEGER NOT NULL, dump INTEGER NOT NULL,"
 	" nodetypeid INTEGER NOT NULL, class INTEGER NOT NULL, size INTEGER NOT NULL,"
 	" heap INTEGER NOT NULL, PRIMARY KEY (identifier, dump)) WITHOUT ROWID;\n"
-	"CREATE TABLE edge (edgetypeid INTEGER NOT NULL, source INTEGER NOT NULL,"
-	" dest INTEGER NOT NULL, label INTEGER NOT NULL, dump INTEGER NOT NULL);\n"
+	"CREATE TABLE edge (source INTEGER NOT NULL, dump INTEGER NOT NULL, seq INTEGER NOT NULL,"
+	" edgetypeid INTEGER NOT NULL, dest INTEGER NOT NULL, label INTEGER NOT NULL,"
+	" PRIMARY KEY (source, dump, seq)) WITHOUT ROWID;\n"
 	"CREATE TABLE strings (stringid INTEGER PRIMARY KEY, data TEXT NOT NULL);\n";
 
 static const char core_indexes[] =
-	"CREATE INDEX edge_by_source ON edge (source, dump);\n"
 	"CREATE INDEX edge_by_dest ON edge (dest, dump);\n"
 	"CREATE INDEX node_by_class ON node (class, nodetypeid);\n";
 
@@ -333,6 +334,13 @@ static hf_status db_node(hf_sink *s, const hf_node *n, hf_error *err)
 	db_type *d = find_type(w, n->type);
 	if (!d || !d->insert)
 		return hf_error_set(err, HF_ERR_USAGE, "node subtype %s was not declared", n->type->name);
+	/* A subtype table holds a row only for nodes with a value in one of its
+	 * fields (most instances have none): see schema/heapdb.sql. */
+	size_t present = 0;
+	for (size_t i = 0; i < d->nfields; i++)
+		present += n->values[i].present != 0;
+	if (!present)
+		return HF_OK;
 	sqlite3_bind_int64(d->insert, 1, (sqlite3_int64)n->id);
 	sqlite3_bind_int64(d->insert, 2, n->dump);
 	for (size_t i = 0; i < d->nfields; i++) {
@@ -347,11 +355,12 @@ static hf_status db_edge(hf_sink *s, const hf_edge *e, hf_error *err)
 {
 	heapdb *w = s->impl;
 	sqlite3_stmt *st = w->ins_edge;
-	sqlite3_bind_int64(st, 1, e->type->id);
-	sqlite3_bind_int64(st, 2, (sqlite3_int64)e->source);
-	sqlite3_bind_int64(st, 3, (sqlite3_int64)e->dest);
-	sqlite3_bind_int64(st, 4, (sqlite3_int64)e->label);
-	sqlite3_bind_int64(st, 5, e->dump);
+	sqlite3_bind_int64(st, 1, (sqlite3_int64)e->source);
+	sqlite3_bind_int64(st, 2, e->dump);
+	sqlite3_bind_int64(st, 3, (sqlite3_int64)w->edge_seq++);
+	sqlite3_bind_int64(st, 4, e->type->id);
+	sqlite3_bind_int64(st, 5, (sqlite3_int64)e->dest);
+	sqlite3_bind_int64(st, 6, (sqlite3_int64)e->label);
 	return step(w, st, err);
 }
 
@@ -507,7 +516,7 @@ hf_status hf_heapdb_sink_open(hf_sink **out, const char *path, const hf_heapdb_o
 	if (!st) st = exec(w, "BEGIN", err);
 	if (!st) st = prepare(w, "INSERT INTO metadata VALUES (?,?)", &w->ins_meta, err);
 	if (!st) st = prepare(w, "INSERT OR IGNORE INTO node VALUES (?,?,?,?,?,?)", &w->ins_node, err);
-	if (!st) st = prepare(w, "INSERT INTO edge VALUES (?,?,?,?,?)", &w->ins_edge, err);
+	if (!st) st = prepare(w, "INSERT INTO edge VALUES (?,?,?,?,?,?)", &w->ins_edge, err);
 	if (!st) st = prepare(w, "INSERT OR IGNORE INTO strings VALUES (?,?)", &w->ins_string, err);
 	if (st) {
 		db_destroy(&w->sink, 0);
