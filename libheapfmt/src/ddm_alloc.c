@@ -19,8 +19,8 @@
  *
  *  - Entry order.  Dalvik and ART 5-6 write the oldest allocation first,
  *    ART 7+ the newest first; nothing in the bytes says which.  Every
- *    allocation keeps both its position ("index", from 0) and ddmlib's
- *    number ("alloc_number" = entries - index, what Android Studio shows),
+ *    allocation keeps both its position ("position", from 0) and ddmlib's
+ *    number ("alloc_number" = entries - position, what Android Studio shows),
  *    which do not depend on the decision.  "sequence" is the chronological
  *    rank (1 = oldest) and follows the order taken: the caller's option
  *    (--order=newest-first|oldest-first), else, with --order=auto (the
@@ -236,7 +236,7 @@ hf_status ddm_alloc_report(ddm_ctx *c, const uint8_t *p, size_t n, uint64_t base
 	hf_status st;
 	if ((st = read_header(&r)))
 		goto out;
-	size_t end;
+	size_t end = 0;
 	if ((st = read_tables(&r, &end)))
 		goto out;
 
@@ -445,31 +445,15 @@ hf_status hf_alloc_read(hf_input *in, hf_sink *sink, const hf_alloc_options *opt
 	hf_buf_init(&all);
 	hf_status st;
 	/* The string tables come after the entries: the report is read whole. */
-	for (;;) {
-		const uint8_t *p;
-		size_t avail;
-		if ((st = hf_input_peek(in, 1 << 20, &p, &avail, err)))
-			goto out;
-		if (!avail)
-			break;
-		if (all.len + avail > max) {
-			st = hf_error_at(err, HF_ERR_LIMIT, all.len, "REAL",
-			                 "the report is larger than the %" PRIu64 "-byte limit", max);
-			goto out;
-		}
-		if (!hf_buf_append(&all, p, avail)) {
-			st = ddm_nomem(&c);
-			goto out;
-		}
-		hf_input_consume(in, avail);
-	}
-	if (all.len >= 3 && (all.data[0] < 15 || all.data[1] < 9 || all.data[2] < 8)) {
-		const char *hint = stream_hint(all.data, all.len);
-		if (*hint) {
-			st = hf_error_at(err, HF_ERR_FORMAT, 0, "REAL/header",
-			                 "not an allocation report%s", hint);
-			goto out;
-		}
+	if ((st = ddm_read_all(in, max, &all, "REAL", err)))
+		goto out;
+	/* A report starts with its header length (15): never with four
+	 * letters or digits, as a DDM chunk or the JDWP handshake does. */
+	const char *hint = stream_hint(all.data ? all.data : (const uint8_t *)"", all.len);
+	if (*hint) {
+		st = hf_error_at(err, HF_ERR_FORMAT, 0, "REAL/header", "not an allocation report%s",
+		                 hint);
+		goto out;
 	}
 	const char *source = opt->source_name ? opt->source_name : hf_input_name(in);
 	if ((st = ddm_begin(&c, "ddm-alloc", source, opt->crtime, opt->generator)))

@@ -47,8 +47,8 @@ const hf_type ddm_rec_alloc_report = { HF_TYPE_RECORD, 0, "ddm.alloc_report", "d
 
 static const hf_field allocation_fields[] = {
 	{ "report", HF_FIELD_INT, "report number (ddm.alloc_report)", 0 },
-	{ "index", HF_FIELD_INT, "position of the entry in the report, from 0", 0 },
-	{ "alloc_number", HF_FIELD_INT, "ddmlib's allocation number: entries - index (the first entry gets the highest)", 0 },
+	{ "position", HF_FIELD_INT, "position of the entry in the report, from 0", 0 },
+	{ "alloc_number", HF_FIELD_INT, "ddmlib's allocation number: entries - position (the first entry gets the highest)", 0 },
 	{ "sequence", HF_FIELD_INT, "chronological rank in the report: 1 = oldest allocation, entries = newest (follows the report's order)", 0 },
 	{ "class", HF_FIELD_STRREF, "allocated class, display form as ddmlib shows it (java.lang.String, int[])", 1 },
 	{ "class_descriptor", HF_FIELD_STRREF, "allocated class as the VM wrote it (Ljava/lang/String;, [I)", 0 },
@@ -561,4 +561,23 @@ hf_status ddm_take(hf_input *in, uint64_t n, hf_buf *buf, const uint8_t **p, uin
 	*p = buf->data;
 	*got = buf->len;
 	return HF_OK;
+}
+
+hf_status ddm_read_all(hf_input *in, uint64_t max, hf_buf *buf, const char *tag, hf_error *err)
+{
+	hf_status st;
+	for (;;) {
+		const uint8_t *p;
+		size_t avail;
+		if ((st = hf_input_peek(in, 1 << 20, &p, &avail, err)))
+			return st;
+		if (!avail)
+			return HF_OK;
+		if (buf->len + avail > max)
+			return hf_error_at(err, HF_ERR_LIMIT, buf->len, tag,
+			                   "the input is larger than the %" PRIu64 "-byte limit", max);
+		if (!hf_buf_append(buf, p, avail))
+			return hf_error_set(err, HF_ERR_NOMEM, "out of memory");
+		hf_input_consume(in, avail);
+	}
 }

@@ -62,7 +62,7 @@ typedef struct ddm_ctx {
 	size_t nstack_arena, capstack_arena;
 
 	uint64_t reports;
-	hf_value vals[16];
+	hf_value vals[24];  /* more than the fields of any DDM type */
 	hf_buf text, text2;
 } ddm_ctx;
 
@@ -121,6 +121,10 @@ hf_status ddm_record(ddm_ctx *c, const hf_type *t);
  * *got < n means the input ended first. */
 hf_status ddm_take(hf_input *in, uint64_t n, hf_buf *buf, const uint8_t **p, uint64_t *got,
                    hf_error *err);
+
+/* Reads the rest of the input into buf (at most max bytes, else an
+ * HF_ERR_LIMIT naming tag). */
+hf_status ddm_read_all(hf_input *in, uint64_t max, hf_buf *buf, const char *tag, hf_error *err);
 
 /* Decodes one REAL payload (ddm_alloc.c).  base: input offset of p[0];
  * chunk: index of the chunk it came in (-1 for a bare report). */

@@ -97,6 +97,12 @@ typedef struct pending_string {
 	int64_t offset, count; /* -1 absent */
 	uint32_t next;       /* next pending string for the same array, or UINT32_MAX */
 	uint32_t dump;
+	/* The String's node waits with it, so that its text field is written
+	 * only when the text is (no reference to a string never written). */
+	uint64_t node, cls, size;
+	uint32_t heap;
+	char *values;        /* --values JSON, or NULL */
+	size_t values_len;
 } pending_string;
 
 typedef struct cached_array {
@@ -651,6 +657,33 @@ static hf_status decode_text(reader *r, const pending_string *ps, unsigned type,
 	return emit_string(r, ps->sid, (const char *)r->text.data, r->text.len);
 }
 
+static hf_status emit_string_node(reader *r, uint64_t obj, uint64_t cls, uint64_t size,
+                                  uint32_t heap, uint32_t dump, uint64_t text_sid,
+                                  const char *values, size_t values_len)
+{
+	hf_value v[2];
+	memset(v, 0, sizeof v);
+	if (text_sid)
+		val_u(&v[0], text_sid);
+	if (values)
+		val_text(&v[1], values, values_len);
+	r->stats->instances++;
+	hf_node node = { &hprof_node_instance, obj, dump, cls, size, heap, v };
+	return hf_sink_node(r->sink, &node, r->err);
+}
+
+/* Writes a waiting String's node, with its text when it was found. */
+static hf_status finish_pending(reader *r, pending_string *ps, int resolved)
+{
+	if (!resolved)
+		r->stats->unresolved_strings++;
+	hf_status st = emit_string_node(r, ps->node, ps->cls, ps->size, ps->heap, ps->dump,
+	                                resolved ? ps->sid : 0, ps->values, ps->values_len);
+	free(ps->values);
+	ps->values = NULL;
+	return st;
+}
+
 static void pending_release(reader *r, uint32_t ix)
 {
 	r->pending[ix].next = (uint32_t)r->pending_free;
@@ -669,6 +702,8 @@ static hf_status resolve_pending(reader *r, uint64_t id, unsigned type, const ui
 	while (ix != UINT32_MAX) {
 		uint32_t next = r->pending[ix].next;
 		hf_status st = decode_text(r, &r->pending[ix], type, data, len);
+		if (!st)
+			st = finish_pending(r, &r->pending[ix], 1);
 		pending_release(r, ix);
 		if (st)
 			return st;
@@ -689,6 +724,8 @@ static hf_status resolve_late(reader *r, uint64_t id, unsigned type, const uint8
 		uint32_t next = r->pending[ix].next;
 		if (r->pending[ix].dump == r->dump) {
 			hf_status st = decode_text(r, &r->pending[ix], type, data, len);
+			if (!st)
+				st = finish_pending(r, &r->pending[ix], 1);
 			if (st)
 				return st;
 		} else {
@@ -748,14 +785,24 @@ static void cache_put(reader *r, uint64_t id, unsigned type, const uint8_t *data
 	r->cache_wpos = hi;
 }
 
-/* A String instance: decode now if its array is cached, else wait for it. */
-static hf_status string_text(reader *r, uint64_t value_id, pending_string ps)
+/* A String instance: decode now if its array is cached (*now = 1: the
+ * caller writes the node), else keep it and its node waiting for the array. */
+static hf_status string_text(reader *r, uint64_t value_id, pending_string ps, int *now)
 {
 	uint64_t *slot = hf_map_get(&r->cache_map, value_id);
+	*now = 0;
 	if (slot) {
 		cached_array *a = &r->cache[*slot];
 		unsigned esz = a->type == T_CHAR ? 2 : 1;
+		*now = 1;
 		return decode_text(r, &ps, a->type, r->cache_ring + a->off, a->len / esz);
+	}
+	if (ps.values) {
+		char *copy = malloc(ps.values_len + 1);
+		if (!copy)
+			return nomem(r);
+		memcpy(copy, ps.values, ps.values_len);
+		ps.values = copy;
 	}
 	uint32_t ix;
 	if (r->pending_free != UINT32_MAX) {
@@ -860,23 +907,6 @@ static hf_status emit_instance(reader *r, uint64_t obj, uint64_t cls, const uint
 			if (ref && (st = edge(r, &hprof_edge_field, obj, ref, f->name)))
 				return st;
 		}
-		if (c->is_string && c->str_value >= 0) {
-			uint64_t value = hf_beid(data + c->flat[c->str_value].offset, r->idsize);
-			if (value) {
-				pending_string ps = { r->next_sid++, -1, -1, -1, UINT32_MAX, r->dump };
-				if (c->str_coder >= 0)
-					ps.coder = data[c->flat[c->str_coder].offset];
-				if (c->str_offset >= 0)
-					ps.offset = (int32_t)hf_be32(data + c->flat[c->str_offset].offset);
-				if (c->str_count >= 0)
-					ps.count = (int32_t)hf_be32(data + c->flat[c->str_count].offset);
-				if (ps.offset < 0 && c->str_offset >= 0) ps.offset = 0;
-				if (ps.count < 0 && c->str_count >= 0) ps.count = 0;
-				val_u(&v[0], ps.sid);
-				if ((st = string_text(r, value, ps)))
-					return st;
-			}
-		}
 		if (r->opt->values) {
 			hf_buf *b = &r->json;
 			b->len = 0;
@@ -893,6 +923,31 @@ static hf_status emit_instance(reader *r, uint64_t obj, uint64_t cls, const uint
 			if (!ok || !hf_buf_append(b, "}", 1))
 				return nomem(r);
 			val_text(&v[1], (const char *)b->data, b->len);
+		}
+		if (c->is_string && c->str_value >= 0) {
+			uint64_t value = hf_beid(data + c->flat[c->str_value].offset, r->idsize);
+			if (value) {
+				pending_string ps = { r->next_sid++, -1, -1, -1, UINT32_MAX, r->dump,
+				                      obj, cls, size, heap, NULL, 0 };
+				if (c->str_coder >= 0)
+					ps.coder = data[c->flat[c->str_coder].offset];
+				if (c->str_offset >= 0)
+					ps.offset = (int32_t)hf_be32(data + c->flat[c->str_offset].offset);
+				if (c->str_count >= 0)
+					ps.count = (int32_t)hf_be32(data + c->flat[c->str_count].offset);
+				if (ps.offset < 0 && c->str_offset >= 0) ps.offset = 0;
+				if (ps.count < 0 && c->str_count >= 0) ps.count = 0;
+				if (v[1].present) {
+					ps.values = (char *)v[1].s;
+					ps.values_len = v[1].n;
+				}
+				int now;
+				if ((st = string_text(r, value, ps, &now)))
+					return st;
+				if (!now)
+					return HF_OK; /* the node is written with its text */
+				val_u(&v[0], ps.sid);
+			}
 		}
 	}
 	r->stats->instances++;
@@ -1001,9 +1056,21 @@ static hf_status dump_close(reader *r)
 		if (!hf_map_put(&r->late_map, sl->key, ix))
 			return nomem(r);
 	}
-	if (r->pending_map.has_empty_key)
-		r->stats->unresolved_strings++;
+	if (r->pending_map.has_empty_key) {
+		/* A value id equal to the map's sentinel: cannot wait for it. */
+		uint32_t ix = (uint32_t)r->pending_map.empty_key_val;
+		while (ix != UINT32_MAX) {
+			uint32_t next = r->pending[ix].next;
+			if ((st = finish_pending(r, &r->pending[ix], 0)))
+				return st;
+			ix = next;
+		}
+	}
 	hf_map_free(&r->pending_map);
+	/* Cached arrays belong to this dump: a later dump may reuse their ids. */
+	hf_map_free(&r->cache_map);
+	r->cache_head = r->cache_tail = r->cache_used_slots = 0;
+	r->cache_wpos = 0;
 	r->dump_open = 0;
 	r->dump_segmented = 0;
 	r->dump++;
@@ -1990,28 +2057,29 @@ static hf_status rescan_late(reader *r)
 {
 	if (!r->late_map.count)
 		return HF_OK;
-	if (!hf_input_can_rewind(r->in)) {
-		r->stats->unresolved_strings += r->late_map.count;
-		return HF_OK;
+	hf_status st;
+	if (hf_input_can_rewind(r->in)) {
+		if ((st = hf_input_rewind(r->in, r->err)))
+			return st;
+		r->rescan = 1;
+		r->dump = 0;
+		r->dump_open = 0;
+		if ((st = read_header(r)))
+			return st;
+		if ((st = read_records(r)))
+			return st;
 	}
-	hf_status st = hf_input_rewind(r->in, r->err);
-	if (st)
-		return st;
-	r->rescan = 1;
-	r->dump = 0;
-	r->dump_open = 0;
-	if ((st = read_header(r)))
-		return st;
-	if ((st = read_records(r)))
-		return st;
-	/* What is left waits for arrays that were never dumped. */
+	/* What is left waits for arrays that were never dumped (or, on a pipe,
+	 * that came first): their nodes are written without text. */
 	for (size_t i = 0; i < r->late_map.cap; i++) {
 		hf_map_slot *sl = &r->late_map.slots[i];
 		if (sl->key == HF_MAP_EMPTY)
 			continue;
 		for (uint32_t ix = (uint32_t)sl->val; ix != UINT32_MAX; ix = r->pending[ix].next)
-			r->stats->unresolved_strings++;
+			if ((st = finish_pending(r, &r->pending[ix], 0)))
+				return st;
 	}
+	hf_map_free(&r->late_map);
 	return HF_OK;
 }
 
@@ -2103,6 +2171,8 @@ out:
 	}
 	free(r->classes);
 	free(r->names);
+	for (size_t i = 0; i < r->npending; i++)
+		free(r->pending[i].values);
 	free(r->pending);
 	free(r->cache);
 	free(r->cache_ring);

@@ -67,7 +67,7 @@ HF_API hf_status hf_error_at(hf_error *err, hf_status status, uint64_t offset,
 	__attribute__((format(printf, 5, 6)))
 #endif
 	;
-const char *hf_status_name(hf_status status);
+HF_API const char *hf_status_name(hf_status status);
 /* One line, no newline: "offset 1234 (HEAP DUMP SEGMENT): message". */
 HF_API void hf_error_format(const hf_error *err, char *buf, size_t size);
 
@@ -110,7 +110,7 @@ HF_API uint64_t hf_input_size(const hf_input *in);
 HF_API uint64_t hf_input_raw_offset(const hf_input *in);
 HF_API uint64_t hf_input_raw_size(const hf_input *in);
 HF_API hf_compression hf_input_compression(const hf_input *in);
-const char *hf_input_name(const hf_input *in);
+HF_API const char *hf_input_name(const hf_input *in);
 
 /* ---- model: declared types --------------------------------------------- */
 
@@ -123,7 +123,7 @@ typedef enum hf_field_kind {
 	HF_FIELD_JSON = 5    /* a JSON value, as UTF-8 JSON text (NULL = absent) */
 } hf_field_kind;
 
-const char *hf_field_kind_name(hf_field_kind kind);
+HF_API const char *hf_field_kind_name(hf_field_kind kind);
 HF_API int hf_field_kind_parse(const char *name, hf_field_kind *kind);
 
 typedef struct hf_field {

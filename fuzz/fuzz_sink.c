@@ -1,0 +1,107 @@
+#include "fuzz_sink.h"
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_TYPES 256
+typedef struct fsink {
+	hf_sink sink;
+	const hf_type *types[MAX_TYPES];
+	size_t ntypes;
+	int data_seen;
+} fsink;
+
+static void need(int cond)
+{
+	if (!cond)
+		abort();
+}
+
+static int declared(fsink *f, const hf_type *t)
+{
+	for (size_t i = 0; i < f->ntypes; i++)
+		if (f->types[i] == t)
+			return 1;
+	return 0;
+}
+
+static void check_values(const hf_type *t, const hf_value *v)
+{
+	for (size_t i = 0; i < t->nfields; i++) {
+		if (!v[i].present)
+			continue;
+		if (t->fields[i].kind == HF_FIELD_TEXT || t->fields[i].kind == HF_FIELD_JSON) {
+			need(v[i].s != NULL);
+			/* Touch every byte so ASan sees an out-of-bounds length. */
+			volatile unsigned sum = 0;
+			for (size_t k = 0; k < v[i].n; k++)
+				sum += (unsigned char)v[i].s[k];
+			(void)sum;
+		}
+	}
+}
+
+static hf_status f_meta(hf_sink *s, const char *k, const char *v, hf_error *e)
+{
+	(void)s; (void)e;
+	need(k && v && strlen(k) > 0);
+	return HF_OK;
+}
+static hf_status f_declare(hf_sink *s, const hf_type *t, hf_error *e)
+{
+	fsink *f = s->impl;
+	(void)e;
+	need(!f->data_seen && f->ntypes < MAX_TYPES);
+	f->types[f->ntypes++] = t;
+	return HF_OK;
+}
+static hf_status f_string(hf_sink *s, uint64_t id, const char *p, size_t n, hf_error *e)
+{
+	(void)s; (void)e;
+	need(id != 0);
+	volatile unsigned sum = 0;
+	for (size_t k = 0; k < n; k++)
+		sum += (unsigned char)p[k];
+	(void)sum;
+	return HF_OK;
+}
+static hf_status f_node(hf_sink *s, const hf_node *n, hf_error *e)
+{
+	fsink *f = s->impl;
+	(void)e;
+	f->data_seen = 1;
+	need(declared(f, n->type) && n->type->cls == HF_TYPE_NODE);
+	check_values(n->type, n->values);
+	return HF_OK;
+}
+static hf_status f_edge(hf_sink *s, const hf_edge *ed, hf_error *e)
+{
+	fsink *f = s->impl;
+	(void)e;
+	f->data_seen = 1;
+	need(declared(f, ed->type) && ed->type->cls == HF_TYPE_EDGE && ed->dest != 0);
+	return HF_OK;
+}
+static hf_status f_record(hf_sink *s, const hf_record *r, hf_error *e)
+{
+	fsink *f = s->impl;
+	(void)e;
+	f->data_seen = 1;
+	need(declared(f, r->type) && r->type->cls == HF_TYPE_RECORD);
+	check_values(r->type, r->values);
+	return HF_OK;
+}
+static hf_status f_finish(hf_sink *s, hf_error *e) { (void)s; (void)e; return HF_OK; }
+static void f_destroy(hf_sink *s, int ok) { (void)ok; free(s->impl); }
+
+static const hf_sink_ops ops = { f_meta, f_declare, f_string, f_node, f_edge, f_record,
+	f_finish, f_destroy };
+
+hf_sink *fuzz_sink_new(void)
+{
+	fsink *f = calloc(1, sizeof *f);
+	if (!f)
+		abort();
+	f->sink.ops = &ops;
+	f->sink.impl = f;
+	return &f->sink;
+}

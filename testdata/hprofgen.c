@@ -1,0 +1,1167 @@
+/*
+ * hprofgen: writes small synthetic HPROF files for the cases real dumps lack
+ * (Android sub-records, objects before their classes, damaged files, several
+ * dumps, every record kind...), one file per scenario, with known ids, names
+ * and values.  tests/test_synthetic.c converts each file and checks that what
+ * comes out is what was written here; keep the two in step.
+ *
+ *   hprofgen SCENARIO OUTFILE
+ *   hprofgen --list            (one scenario per line: name, then what it holds)
+ *
+ * Only libc.  Byte layouts follow ../../shared/spec/hprof.md (big-endian
+ * integers, identifiers of the header's size, sub-records without lengths).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- byte buffer ------------------------------------------------------- */
+
+typedef struct buf {
+	uint8_t *p;
+	size_t n, cap;
+} buf;
+
+static unsigned idsize = 4; /* identifier size of the file being written */
+
+static void put(buf *b, const void *d, size_t n)
+{
+	if (b->n + n > b->cap) {
+		size_t cap = b->cap ? b->cap : 4096;
+		while (cap < b->n + n)
+			cap *= 2;
+		uint8_t *p = realloc(b->p, cap);
+		if (!p) {
+			fprintf(stderr, "hprofgen: out of memory\n");
+			exit(1);
+		}
+		b->p = p;
+		b->cap = cap;
+	}
+	if (n)
+		memcpy(b->p + b->n, d, n);
+	b->n += n;
+}
+
+static void u1(buf *b, unsigned v)
+{
+	uint8_t c = (uint8_t)v;
+	put(b, &c, 1);
+}
+
+static void u2(buf *b, unsigned v)
+{
+	u1(b, v >> 8);
+	u1(b, v);
+}
+
+static void u4(buf *b, uint32_t v)
+{
+	u2(b, v >> 16);
+	u2(b, v & 0xFFFF);
+}
+
+static void u8(buf *b, uint64_t v)
+{
+	u4(b, (uint32_t)(v >> 32));
+	u4(b, (uint32_t)v);
+}
+
+static void id(buf *b, uint64_t v)
+{
+	if (idsize == 8)
+		u8(b, v);
+	else
+		u4(b, (uint32_t)v);
+}
+
+static void patch4(buf *b, size_t at, uint32_t v)
+{
+	b->p[at] = (uint8_t)(v >> 24);
+	b->p[at + 1] = (uint8_t)(v >> 16);
+	b->p[at + 2] = (uint8_t)(v >> 8);
+	b->p[at + 3] = (uint8_t)v;
+}
+
+/* ---- HPROF constants ---------------------------------------------------- */
+
+enum {
+	TAG_UTF8 = 0x01, TAG_LOAD_CLASS = 0x02, TAG_UNLOAD_CLASS = 0x03, TAG_FRAME = 0x04,
+	TAG_TRACE = 0x05, TAG_ALLOC_SITES = 0x06, TAG_HEAP_SUMMARY = 0x07,
+	TAG_START_THREAD = 0x0A, TAG_END_THREAD = 0x0B, TAG_HEAP_DUMP = 0x0C,
+	TAG_CPU_SAMPLES = 0x0D, TAG_CONTROL_SETTINGS = 0x0E, TAG_HEAP_DUMP_SEGMENT = 0x1C,
+	TAG_HEAP_DUMP_END = 0x2C
+};
+enum {
+	ROOT_UNKNOWN = 0xFF, ROOT_JNI_GLOBAL = 0x01, ROOT_JNI_LOCAL = 0x02, ROOT_JAVA_FRAME = 0x03,
+	ROOT_NATIVE_STACK = 0x04, ROOT_STICKY_CLASS = 0x05, ROOT_THREAD_BLOCK = 0x06,
+	ROOT_MONITOR_USED = 0x07, ROOT_THREAD_OBJECT = 0x08,
+	ROOT_INTERNED_STRING = 0x89, ROOT_FINALIZING = 0x8A, ROOT_DEBUGGER = 0x8B,
+	ROOT_REFERENCE_CLEANUP = 0x8C, ROOT_VM_INTERNAL = 0x8D, ROOT_JNI_MONITOR = 0x8E,
+	ROOT_UNREACHABLE = 0x90,
+	SUB_CLASS_DUMP = 0x20, SUB_INSTANCE_DUMP = 0x21, SUB_OBJECT_ARRAY_DUMP = 0x22,
+	SUB_PRIMITIVE_ARRAY_DUMP = 0x23, SUB_PRIMITIVE_ARRAY_NODATA = 0xC3,
+	SUB_HEAP_DUMP_INFO = 0xFE
+};
+enum { T_OBJECT = 2, T_BOOLEAN = 4, T_CHAR = 5, T_FLOAT = 6, T_DOUBLE = 7, T_BYTE = 8,
+       T_SHORT = 9, T_INT = 10, T_LONG = 11 };
+
+static unsigned tsize(unsigned t)
+{
+	switch (t) {
+	case T_OBJECT: return idsize;
+	case T_BOOLEAN: case T_BYTE: return 1;
+	case T_CHAR: case T_SHORT: return 2;
+	case T_FLOAT: case T_INT: return 4;
+	case T_DOUBLE: case T_LONG: return 8;
+	}
+	fprintf(stderr, "hprofgen: bad basic type %u\n", t);
+	exit(1);
+}
+
+/* A value of basic type t, big-endian, from the low bits of v. */
+static void value(buf *b, unsigned t, uint64_t v)
+{
+	switch (tsize(t)) {
+	case 1: u1(b, (unsigned)v); break;
+	case 2: u2(b, (unsigned)v & 0xFFFF); break;
+	case 4: u4(b, (uint32_t)v); break;
+	default: u8(b, v); break;
+	}
+}
+
+/* ---- top-level records -------------------------------------------------- */
+
+static void header(buf *b, const char *magic, unsigned ids, uint64_t ms)
+{
+	idsize = ids;
+	put(b, magic, strlen(magic) + 1);
+	u4(b, ids);
+	u8(b, ms);
+}
+
+/* Starts a record; returns where its length goes (patched by rec_end). */
+static size_t rec_begin(buf *b, unsigned tag)
+{
+	u1(b, tag);
+	u4(b, 0); /* time */
+	size_t at = b->n;
+	u4(b, 0);
+	return at;
+}
+
+static void rec_end(buf *b, size_t at)
+{
+	patch4(b, at, (uint32_t)(b->n - at - 4));
+}
+
+static void utf8(buf *b, uint64_t sid, const char *s)
+{
+	size_t at = rec_begin(b, TAG_UTF8);
+	id(b, sid);
+	put(b, s, strlen(s));
+	rec_end(b, at);
+}
+
+static void load_class(buf *b, uint32_t serial, uint64_t cls, uint64_t name)
+{
+	size_t at = rec_begin(b, TAG_LOAD_CLASS);
+	u4(b, serial);
+	id(b, cls);
+	u4(b, 1); /* stack-trace serial */
+	id(b, name);
+	rec_end(b, at);
+}
+
+static void trace(buf *b, uint32_t serial, uint32_t thread, unsigned nframes,
+                  const uint64_t *frames)
+{
+	size_t at = rec_begin(b, TAG_TRACE);
+	u4(b, serial);
+	u4(b, thread);
+	u4(b, nframes);
+	for (unsigned i = 0; i < nframes; i++)
+		id(b, frames[i]);
+	rec_end(b, at);
+}
+
+/* ---- heap-dump sub-records ---------------------------------------------- */
+
+typedef struct field {
+	uint64_t name;       /* UTF8 id; for constant-pool entries the pool index */
+	unsigned type;
+	uint64_t value;      /* statics and constant-pool entries only */
+} field;
+
+typedef struct cdump {
+	uint64_t id, super, loader, signers, domain;
+	uint32_t isize;
+	const field *cpool;
+	unsigned ncp;
+	const field *statics;
+	unsigned nst;
+	const field *fields;
+	unsigned nif;
+} cdump;
+
+static void class_dump(buf *b, const cdump *c)
+{
+	u1(b, SUB_CLASS_DUMP);
+	id(b, c->id);
+	u4(b, 1);
+	id(b, c->super);
+	id(b, c->loader);
+	id(b, c->signers);
+	id(b, c->domain);
+	id(b, 0);
+	id(b, 0);
+	u4(b, c->isize);
+	u2(b, c->ncp);
+	for (unsigned i = 0; i < c->ncp; i++) {
+		u2(b, (unsigned)c->cpool[i].name);
+		u1(b, c->cpool[i].type);
+		value(b, c->cpool[i].type, c->cpool[i].value);
+	}
+	u2(b, c->nst);
+	for (unsigned i = 0; i < c->nst; i++) {
+		id(b, c->statics[i].name);
+		u1(b, c->statics[i].type);
+		value(b, c->statics[i].type, c->statics[i].value);
+	}
+	u2(b, c->nif);
+	for (unsigned i = 0; i < c->nif; i++) {
+		id(b, c->fields[i].name);
+		u1(b, c->fields[i].type);
+	}
+}
+
+/* An array class or any class without fields. */
+static void class_plain(buf *b, uint64_t cls, uint64_t super, uint32_t isize)
+{
+	cdump c = { .id = cls, .super = super, .isize = isize };
+	class_dump(b, &c);
+}
+
+static void instance_dump(buf *b, uint64_t obj, uint64_t cls, const buf *fields)
+{
+	u1(b, SUB_INSTANCE_DUMP);
+	id(b, obj);
+	u4(b, 1);
+	id(b, cls);
+	u4(b, (uint32_t)fields->n);
+	put(b, fields->p, fields->n);
+}
+
+static void object_array(buf *b, uint64_t obj, uint64_t cls, unsigned n, const uint64_t *elems)
+{
+	u1(b, SUB_OBJECT_ARRAY_DUMP);
+	id(b, obj);
+	u4(b, 1);
+	u4(b, n);
+	id(b, cls);
+	for (unsigned i = 0; i < n; i++)
+		id(b, elems[i]);
+}
+
+/* data: count elements already in file order (big-endian, or as the VM
+ * stores them for byte[]). */
+static void primitive_array(buf *b, uint64_t obj, unsigned type, uint32_t count, const void *data)
+{
+	u1(b, SUB_PRIMITIVE_ARRAY_DUMP);
+	id(b, obj);
+	u4(b, 1);
+	u4(b, count);
+	u1(b, type);
+	put(b, data, (size_t)count * tsize(type));
+}
+
+static void byte_array(buf *b, uint64_t obj, const char *bytes, uint32_t n)
+{
+	primitive_array(b, obj, T_BYTE, n, bytes);
+}
+
+/* A char[] from UTF-16 code units. */
+static void char_array(buf *b, uint64_t obj, const uint16_t *units, uint32_t n)
+{
+	u1(b, SUB_PRIMITIVE_ARRAY_DUMP);
+	id(b, obj);
+	u4(b, 1);
+	u4(b, n);
+	u1(b, T_CHAR);
+	for (uint32_t i = 0; i < n; i++)
+		u2(b, units[i]);
+}
+
+static void int_array(buf *b, uint64_t obj, const int32_t *v, uint32_t n)
+{
+	u1(b, SUB_PRIMITIVE_ARRAY_DUMP);
+	id(b, obj);
+	u4(b, 1);
+	u4(b, n);
+	u1(b, T_INT);
+	for (uint32_t i = 0; i < n; i++)
+		u4(b, (uint32_t)v[i]);
+}
+
+static void root_simple(buf *b, unsigned tag, uint64_t obj)
+{
+	u1(b, tag);
+	id(b, obj);
+}
+
+static void root_thread_frame(buf *b, unsigned tag, uint64_t obj, uint32_t thread, uint32_t frame)
+{
+	u1(b, tag);
+	id(b, obj);
+	u4(b, thread);
+	u4(b, frame);
+}
+
+static void heap_info(buf *b, uint32_t heap, uint64_t name)
+{
+	u1(b, SUB_HEAP_DUMP_INFO);
+	u4(b, heap);
+	id(b, name);
+}
+
+/* ---- scenarios ----------------------------------------------------------- */
+
+/*
+ * android4: what an ART (Android 8+) dump holds that HotSpot's does not.
+ * 1.0.3, 4-byte ids, human-readable class names.
+ */
+static void scen_android4(buf *b)
+{
+	header(b, "JAVA PROFILE 1.0.3", 4, 1500000000000ULL);
+	/* Names (ART numbers its string ids from 0x400000). */
+	enum {
+		S_OBJECT = 0x400001, S_CLASS, S_STRING, S_CHARS, S_BYTES, S_INTS, S_THING,
+		S_KLASS, S_MONITOR, S_COUNT, S_HASH, S_VALUE, S_OVERHEAD, S_CLASSLOADER,
+		S_INSTANCE, S_LABEL, S_SIZE, S_APP, S_ZYGOTE, S_IMAGE
+	};
+	static const char *const names[] = {
+		"java.lang.Object", "java.lang.Class", "java.lang.String", "char[]", "byte[]",
+		"int[]", "com.example.Thing", "shadow$_klass_", "shadow$_monitor_", "count", "hash",
+		"value", "$classOverhead", "$class$classLoader", "INSTANCE", "label", "size", "app",
+		"zygote", "image"
+	};
+	for (unsigned i = 0; i < sizeof names / sizeof *names; i++)
+		utf8(b, S_OBJECT + i, names[i]);
+	/* Classes (ids are low 32 bits of addresses). */
+	enum {
+		C_OBJECT = 0x6F000000, C_CLASS = 0x6F000100, C_STRING = 0x6F000200,
+		C_CHARS = 0x6F000300, C_BYTES = 0x6F000400, C_INTS = 0x6F000500,
+		C_THING = 0x70001000
+	};
+	load_class(b, 1, C_OBJECT, S_OBJECT);
+	load_class(b, 2, C_CLASS, S_CLASS);
+	load_class(b, 3, C_STRING, S_STRING);
+	load_class(b, 4, C_CHARS, S_CHARS);
+	load_class(b, 5, C_BYTES, S_BYTES);
+	load_class(b, 6, C_INTS, S_INTS);
+	load_class(b, 7, C_THING, S_THING);
+	trace(b, 0, 0, 0, NULL); /* ART's dummy trace */
+
+	/* Segment 1: roots (not tied to a heap: heap 0). */
+	size_t at = rec_begin(b, TAG_HEAP_DUMP_SEGMENT);
+	root_simple(b, ROOT_INTERNED_STRING, 0x12C00000);
+	root_simple(b, ROOT_FINALIZING, 0x13000000);
+	root_simple(b, ROOT_DEBUGGER, 0x13000100);
+	root_simple(b, ROOT_REFERENCE_CLEANUP, 0x13000300);
+	root_simple(b, ROOT_VM_INTERNAL, C_OBJECT);
+	root_thread_frame(b, ROOT_JNI_MONITOR, 0x13000000, 7, 0xFFFFFFFF);
+	root_simple(b, ROOT_UNREACHABLE, 0x13000200);
+	u1(b, ROOT_JNI_GLOBAL);
+	id(b, 0x13000000);
+	id(b, 0); /* ART writes 0 for the global-ref id */
+	rec_end(b, at);
+
+	/* Segment 2: the boot image: core classes. */
+	at = rec_begin(b, TAG_HEAP_DUMP_SEGMENT);
+	heap_info(b, 0x49, S_IMAGE);
+	{
+		static const field object_fields[] = { { S_KLASS, T_OBJECT, 0 }, { S_MONITOR, T_INT, 0 } };
+		cdump c = { .id = C_OBJECT, .isize = 8, .fields = object_fields, .nif = 2 };
+		class_dump(b, &c);
+	}
+	class_plain(b, C_CLASS, C_OBJECT, 0);
+	{
+		/* ART O+: declared count and hash, plus the synthetic value. */
+		static const field string_fields[] = {
+			{ S_COUNT, T_INT, 0 }, { S_HASH, T_INT, 0 }, { S_VALUE, T_OBJECT, 0 }
+		};
+		cdump c = { .id = C_STRING, .super = C_OBJECT, .isize = 16, .fields = string_fields,
+		            .nif = 3 };
+		class_dump(b, &c);
+	}
+	class_plain(b, C_CHARS, C_OBJECT, 0);
+	class_plain(b, C_BYTES, C_OBJECT, 0);
+	class_plain(b, C_INTS, C_OBJECT, 0);
+	rec_end(b, at);
+
+	/* Segment 3: the zygote: a class with its overhead array, a compressed
+	 * String (byte[] value). */
+	at = rec_begin(b, TAG_HEAP_DUMP_SEGMENT);
+	root_simple(b, ROOT_VM_INTERNAL, 0x12C00000); /* ART: right before the object */
+	heap_info(b, 0x5A, S_ZYGOTE);
+	root_simple(b, ROOT_VM_INTERNAL, C_THING); /* after HEAP DUMP INFO: heap 'Z' */
+	{
+		static const char zeros[12] = { 0 };
+		byte_array(b, C_THING | 1, zeros, sizeof zeros);
+		field statics[] = {
+			{ S_OVERHEAD, T_OBJECT, C_THING | 1 },
+			{ S_CLASSLOADER, T_OBJECT, 0 },
+			{ S_INSTANCE, T_OBJECT, 0x13000000 },
+		};
+		static const field thing_fields[] = { { S_LABEL, T_OBJECT, 0 }, { S_SIZE, T_INT, 0 } };
+		cdump c = { .id = C_THING, .super = C_OBJECT, .isize = 16, .statics = statics,
+		            .nst = 3, .fields = thing_fields, .nif = 2 };
+		class_dump(b, &c);
+	}
+	{
+		buf f = { 0 };
+		u4(&f, 5);          /* count */
+		u4(&f, 99162322);   /* hash */
+		id(&f, 0x12C0000C); /* value: the inline characters */
+		id(&f, C_STRING);   /* shadow$_klass_ */
+		u4(&f, 0);          /* shadow$_monitor_ */
+		instance_dump(b, 0x12C00000, C_STRING, &f);
+		free(f.p);
+		byte_array(b, 0x12C0000C, "hello", 5);
+	}
+	rec_end(b, at);
+
+	/* Segment 4: the app heap: an instance, a UTF-16 String, a NODATA array. */
+	at = rec_begin(b, TAG_HEAP_DUMP_SEGMENT);
+	heap_info(b, 0x41, S_APP);
+	{
+		buf f = { 0 };
+		id(&f, 0x13000100); /* label */
+		u4(&f, 42);         /* size */
+		id(&f, C_THING);
+		u4(&f, 0);
+		instance_dump(b, 0x13000000, C_THING, &f);
+		f.n = 0;
+		u4(&f, 3);
+		u4(&f, 0);
+		id(&f, 0x1300010C);
+		id(&f, C_STRING);
+		u4(&f, 0);
+		instance_dump(b, 0x13000100, C_STRING, &f);
+		free(f.p);
+		static const uint16_t zhuk[] = { 0x0416, 0x0443, 0x043A }; /* Жук */
+		char_array(b, 0x1300010C, zhuk, 3);
+	}
+	u1(b, SUB_PRIMITIVE_ARRAY_NODATA);
+	id(b, 0x13000200);
+	u4(b, 0);
+	u4(b, 50);
+	u1(b, T_INT);
+	rec_end(b, at);
+
+	/* Segment 5: the app heap named again (no second hprof.heap record), and
+	 * segment 6 without HEAP DUMP INFO: its object is in the default heap. */
+	at = rec_begin(b, TAG_HEAP_DUMP_SEGMENT);
+	heap_info(b, 0x41, S_APP);
+	{
+		static const int32_t v[] = { 1, 2, 3, 4 };
+		int_array(b, 0x13000300, v, 4);
+	}
+	rec_end(b, at);
+	at = rec_begin(b, TAG_HEAP_DUMP_SEGMENT);
+	{
+		static const int32_t v[] = { 5 };
+		int_array(b, 0x13000400, v, 1);
+	}
+	rec_end(b, at);
+	at = rec_begin(b, TAG_HEAP_DUMP_END);
+	rec_end(b, at);
+}
+
+/*
+ * instances-first: the order of the JVMTI hprof agent and of ART: objects
+ * (and the arrays of their Strings) before the CLASS DUMPs of their classes,
+ * the superclass dumped last of all.  JDK 8 Strings (char[] value).
+ */
+enum {
+	IF_OBJECT = 0x50, IF_BASE = 0x100, IF_SUB = 0x200, IF_STRING = 0x300, IF_CHARS = 0x400,
+	IF_OBJECTS = 0x500
+};
+static void scen_instances_first(buf *b)
+{
+	header(b, "JAVA PROFILE 1.0.2", 4, 1200000000000ULL);
+	enum {
+		S_OBJECT = 1, S_BASE, S_SUB, S_STRING, S_CHARS, S_OBJECTS, S_NAME, S_N, S_BASEF,
+		S_OTHER, S_HASH, S_VALUE
+	};
+	static const char *const names[] = {
+		"java/lang/Object", "com/example/Base", "com/example/Sub", "java/lang/String", "[C",
+		"[Ljava/lang/Object;", "name", "n", "base", "other", "hash", "value"
+	};
+	for (unsigned i = 0; i < sizeof names / sizeof *names; i++)
+		utf8(b, S_OBJECT + i, names[i]);
+	load_class(b, 1, IF_OBJECT, S_OBJECT);
+	load_class(b, 2, IF_BASE, S_BASE);
+	load_class(b, 3, IF_SUB, S_SUB);
+	load_class(b, 4, IF_STRING, S_STRING);
+	load_class(b, 5, IF_CHARS, S_CHARS);
+	load_class(b, 6, IF_OBJECTS, S_OBJECTS);
+
+	size_t at = rec_begin(b, TAG_HEAP_DUMP_SEGMENT);
+	buf f = { 0 };
+	/* String 0x5100 before its char[] and before the String class. */
+	u4(&f, 0);
+	id(&f, 0x5200);
+	instance_dump(b, 0x5100, IF_STRING, &f);
+	static const uint16_t early[] = { 'e', 'a', 'r', 'l', 'y' };
+	char_array(b, 0x5200, early, 5);
+	/* char[] 0x5400 before its String 0x5300. */
+	static const uint16_t cached[] = { 'c', 'a', 'c', 'h', 'e', 'd' };
+	char_array(b, 0x5400, cached, 6);
+	f.n = 0;
+	u4(&f, 0);
+	id(&f, 0x5400);
+	instance_dump(b, 0x5300, IF_STRING, &f);
+	/* Sub 0x5000: own fields name, n, then Base's base, other. */
+	f.n = 0;
+	id(&f, 0x5100);
+	u4(&f, 42);
+	u8(&f, 7);
+	id(&f, 0x5000);
+	instance_dump(b, 0x5000, IF_SUB, &f);
+	{
+		static const uint64_t elems[] = { 0x5000, 0x5300 };
+		object_array(b, 0x6000, IF_OBJECTS, 2, elems);
+	}
+	{
+		static const field sub_fields[] = { { S_NAME, T_OBJECT, 0 }, { S_N, T_INT, 0 } };
+		cdump c = { .id = IF_SUB, .super = IF_BASE, .isize = 20, .fields = sub_fields, .nif = 2 };
+		class_dump(b, &c);
+	}
+	{
+		static const field string_fields[] = { { S_HASH, T_INT, 0 }, { S_VALUE, T_OBJECT, 0 } };
+		cdump c = { .id = IF_STRING, .super = IF_OBJECT, .isize = 8, .fields = string_fields,
+		            .nif = 2 };
+		class_dump(b, &c);
+	}
+	class_plain(b, IF_CHARS, IF_OBJECT, 0);
+	class_plain(b, IF_OBJECTS, IF_OBJECT, 0);
+	class_plain(b, IF_OBJECT, 0, 0);
+	rec_end(b, at);
+	/* The superclass, last, in a segment of its own; then one more Sub
+	 * after every class is known. */
+	at = rec_begin(b, TAG_HEAP_DUMP_SEGMENT);
+	{
+		static const field base_fields[] = { { S_BASEF, T_LONG, 0 }, { S_OTHER, T_OBJECT, 0 } };
+		cdump c = { .id = IF_BASE, .super = IF_OBJECT, .isize = 12, .fields = base_fields,
+		            .nif = 2 };
+		class_dump(b, &c);
+	}
+	f.n = 0;
+	id(&f, 0);
+	u4(&f, 43);
+	u8(&f, 8);
+	id(&f, 0x5000);
+	instance_dump(b, 0x5010, IF_SUB, &f);
+	free(f.p);
+	rec_end(b, at);
+	at = rec_begin(b, TAG_HEAP_DUMP_END);
+	rec_end(b, at);
+}
+
+/* A small HotSpot-like file with 4-byte ids: java/lang/Object 0x100,
+ * com/example/Item 0x200 (fields next: object, n: int), [I 0x300 (and the
+ * names of java/lang/String 0x400 with one field value, [C 0x500, which
+ * string_classes dumps), then one open heap-dump record of the given tag;
+ * returns where its length goes. */
+enum { SM_OBJECT = 0x100, SM_ITEM = 0x200, SM_INTS = 0x300, SM_STRING = 0x400, SM_CHARS = 0x500 };
+enum { SM_S_OBJECT = 1, SM_S_ITEM, SM_S_INTS, SM_S_NEXT, SM_S_N, SM_S_STRING, SM_S_CHARS,
+       SM_S_VALUE };
+static size_t small_start(buf *b, const char *magic, unsigned tag)
+{
+	header(b, magic, 4, 1300000000000ULL);
+	utf8(b, SM_S_OBJECT, "java/lang/Object");
+	utf8(b, SM_S_ITEM, "com/example/Item");
+	utf8(b, SM_S_INTS, "[I");
+	utf8(b, SM_S_NEXT, "next");
+	utf8(b, SM_S_N, "n");
+	utf8(b, SM_S_STRING, "java/lang/String");
+	utf8(b, SM_S_CHARS, "[C");
+	utf8(b, SM_S_VALUE, "value");
+	load_class(b, 1, SM_OBJECT, SM_S_OBJECT);
+	load_class(b, 2, SM_ITEM, SM_S_ITEM);
+	load_class(b, 3, SM_INTS, SM_S_INTS);
+	load_class(b, 4, SM_STRING, SM_S_STRING);
+	load_class(b, 5, SM_CHARS, SM_S_CHARS);
+	return rec_begin(b, tag);
+}
+
+static void string_classes(buf *b)
+{
+	static const field string_fields[] = { { SM_S_VALUE, T_OBJECT, 0 } };
+	cdump c = { .id = SM_STRING, .super = SM_OBJECT, .isize = 4, .fields = string_fields,
+	            .nif = 1 };
+	class_dump(b, &c);
+	class_plain(b, SM_CHARS, SM_OBJECT, 0);
+}
+
+static void string(buf *b, uint64_t obj, uint64_t value)
+{
+	buf f = { 0 };
+	id(&f, value);
+	instance_dump(b, obj, SM_STRING, &f);
+	free(f.p);
+}
+
+static void small_classes(buf *b)
+{
+	static const field item_fields[] = { { SM_S_NEXT, T_OBJECT, 0 }, { SM_S_N, T_INT, 0 } };
+	class_plain(b, SM_OBJECT, 0, 0);
+	cdump c = { .id = SM_ITEM, .super = SM_OBJECT, .isize = 8, .fields = item_fields, .nif = 2 };
+	class_dump(b, &c);
+	class_plain(b, SM_INTS, SM_OBJECT, 0);
+}
+
+static void item(buf *b, uint64_t obj, uint64_t next, int32_t n)
+{
+	buf f = { 0 };
+	id(&f, next);
+	u4(&f, (uint32_t)n);
+	instance_dump(b, obj, SM_ITEM, &f);
+	free(f.p);
+}
+
+/* truncated: a valid dump cut inside an INSTANCE DUMP (3 of its 8 field
+ * bytes are there). */
+static void scen_truncated(buf *b)
+{
+	size_t at = small_start(b, "JAVA PROFILE 1.0.2", TAG_HEAP_DUMP_SEGMENT);
+	small_classes(b);
+	item(b, 0x1000, 0x1010, 1);
+	size_t cut = b->n;
+	item(b, 0x1010, 0, 2);
+	static const int32_t v[] = { 1, 2, 3 };
+	int_array(b, 0x2000, v, 3);
+	rec_end(b, at);
+	at = rec_begin(b, TAG_HEAP_DUMP_END);
+	rec_end(b, at);
+	b->n = cut + 1 + 2 * idsize + 8 + 3;
+}
+
+/* unknown-tag: a record with the unknown top-level tag 0x55 between the
+ * LOAD CLASS records and the heap dump; everything else is valid. */
+static void scen_unknown_tag(buf *b)
+{
+	header(b, "JAVA PROFILE 1.0.2", 4, 1300000000000ULL);
+	utf8(b, SM_S_OBJECT, "java/lang/Object");
+	utf8(b, SM_S_ITEM, "com/example/Item");
+	utf8(b, SM_S_INTS, "[I");
+	utf8(b, SM_S_NEXT, "next");
+	utf8(b, SM_S_N, "n");
+	load_class(b, 1, SM_OBJECT, SM_S_OBJECT);
+	size_t at = rec_begin(b, 0x55);
+	put(b, "\x21\x20\xFE\x01\x02\x03\x04", 7); /* looks like sub-records: must be skipped */
+	rec_end(b, at);
+	load_class(b, 2, SM_ITEM, SM_S_ITEM);
+	load_class(b, 3, SM_INTS, SM_S_INTS);
+	at = rec_begin(b, TAG_HEAP_DUMP_SEGMENT);
+	small_classes(b);
+	item(b, 0x1000, 0x1010, 1);
+	item(b, 0x1010, 0, 2);
+	rec_end(b, at);
+	at = rec_begin(b, TAG_HEAP_DUMP_END);
+	rec_end(b, at);
+}
+
+/* unknown-subtag: a valid CLASS DUMP and root, then the sub-record tag 0x42
+ * (sub-records carry no length: the reader cannot go on). */
+static void scen_unknown_subtag(buf *b)
+{
+	size_t at = small_start(b, "JAVA PROFILE 1.0.2", TAG_HEAP_DUMP_SEGMENT);
+	small_classes(b);
+	root_simple(b, ROOT_STICKY_CLASS, SM_ITEM);
+	u1(b, 0x42);
+	put(b, "\0\0\x10\0\0\0\0\x01", 8);
+	item(b, 0x1000, 0, 1);
+	rec_end(b, at);
+	at = rec_begin(b, TAG_HEAP_DUMP_END);
+	rec_end(b, at);
+}
+
+/* two-dumps: 1.0.1 with two HEAP DUMP records (the hprof agent's "dump at
+ * exit and on request"); the same ids in both, with other contents.  String
+ * 0x4000's char[] 0x3000 is "first" in dump 0 (dumped before the String)
+ * and "second" in dump 1 (dumped after it). */
+static void scen_two_dumps(buf *b)
+{
+	static const uint16_t first[] = { 'f', 'i', 'r', 's', 't' };
+	static const uint16_t second[] = { 's', 'e', 'c', 'o', 'n', 'd' };
+	size_t at = small_start(b, "JAVA PROFILE 1.0.1", TAG_HEAP_DUMP);
+	small_classes(b);
+	string_classes(b);
+	item(b, 0x1000, 0, 1);
+	static const int32_t one[] = { 10 }, two[] = { 10, 20 };
+	int_array(b, 0x2000, one, 1);
+	char_array(b, 0x3000, first, 5);
+	string(b, 0x4000, 0x3000);
+	u1(b, ROOT_JNI_GLOBAL);
+	id(b, 0x1000);
+	id(b, 0xAAA0);
+	rec_end(b, at);
+	at = rec_begin(b, TAG_HEAP_DUMP);
+	small_classes(b);
+	string_classes(b);
+	item(b, 0x1000, 0x1100, 2);
+	item(b, 0x1100, 0x1000, 3);
+	int_array(b, 0x2000, two, 2);
+	string(b, 0x4000, 0x3000);
+	char_array(b, 0x3000, second, 6);
+	u1(b, ROOT_JNI_GLOBAL);
+	id(b, 0x1000);
+	id(b, 0xAAA1);
+	rec_end(b, at);
+}
+
+/* segments: 1.0.2 with five 0x1C segments (one empty) and 0x2C; a String
+ * in one segment and its byte[] in a later one. JDK 11 String layout. */
+enum { SG_STRING = 0x400, SG_BYTES = 0x500, SG_OBJECTS = 0x600 };
+static void scen_segments(buf *b)
+{
+	header(b, "JAVA PROFILE 1.0.2", 4, 1400000000000ULL);
+	enum { S_OBJECT = 1, S_ITEM, S_INTS, S_NEXT, S_N, S_STRING, S_BYTES, S_OBJECTS, S_HASH,
+	       S_CODER, S_VALUE };
+	static const char *const names[] = { "java/lang/Object", "com/example/Item", "[I", "next", "n",
+		"java/lang/String", "[B", "[Ljava/lang/Object;", "hash", "coder", "value" };
+	for (unsigned i = 0; i < sizeof names / sizeof *names; i++)
+		utf8(b, S_OBJECT + i, names[i]);
+	load_class(b, 1, SM_OBJECT, S_OBJECT);
+	load_class(b, 2, SM_ITEM, S_ITEM);
+	load_class(b, 3, SM_INTS, S_INTS);
+	load_class(b, 4, SG_STRING, S_STRING);
+	load_class(b, 5, SG_BYTES, S_BYTES);
+	load_class(b, 6, SG_OBJECTS, S_OBJECTS);
+
+	size_t at = rec_begin(b, TAG_HEAP_DUMP_SEGMENT);
+	small_classes(b);
+	{
+		static const field string_fields[] = {
+			{ S_HASH, T_INT, 0 }, { S_CODER, T_BYTE, 0 }, { S_VALUE, T_OBJECT, 0 }
+		};
+		cdump c = { .id = SG_STRING, .super = SM_OBJECT, .isize = 9, .fields = string_fields,
+		            .nif = 3 };
+		class_dump(b, &c);
+	}
+	class_plain(b, SG_BYTES, SM_OBJECT, 0);
+	class_plain(b, SG_OBJECTS, SM_OBJECT, 0);
+	rec_end(b, at);
+	at = rec_begin(b, TAG_HEAP_DUMP_SEGMENT); /* empty */
+	rec_end(b, at);
+	at = rec_begin(b, TAG_HEAP_DUMP_SEGMENT);
+	item(b, 0x1000, 0x1010, 1);
+	item(b, 0x1010, 0x1020, 2);
+	item(b, 0x1020, 0, 3);
+	{
+		buf f = { 0 };
+		u4(&f, 0);
+		u1(&f, 0);
+		id(&f, 0x2100);
+		instance_dump(b, 0x2000, SG_STRING, &f);
+		free(f.p);
+	}
+	rec_end(b, at);
+	at = rec_begin(b, TAG_HEAP_DUMP_SEGMENT);
+	byte_array(b, 0x2100, "segmented", 9);
+	{
+		static const uint64_t elems[] = { 0x1000, 0, 0x2000 };
+		object_array(b, 0x3000, SG_OBJECTS, 3, elems);
+		static const int32_t v[] = { 1, 2, 3, 4, 5 };
+		int_array(b, 0x3100, v, 5);
+	}
+	rec_end(b, at);
+	at = rec_begin(b, TAG_HEAP_DUMP_SEGMENT);
+	root_simple(b, ROOT_STICKY_CLASS, SM_ITEM);
+	u1(b, ROOT_JNI_GLOBAL);
+	id(b, 0x3000);
+	id(b, 0x9999);
+	rec_end(b, at);
+	at = rec_begin(b, TAG_HEAP_DUMP_END);
+	rec_end(b, at);
+}
+
+/* id8: 8-byte ids above 4 GiB, HotSpot JDK 17 names and String layout
+ * (hashIsZero, hash, coder, value): a LATIN1, a UTF16 (little-endian, with a
+ * surrogate pair) and an empty compact String. */
+static void scen_id8(buf *b)
+{
+	header(b, "JAVA PROFILE 1.0.2", 8, 1700000000000ULL);
+	const uint64_t S = 0x7F3A00001000ULL; /* Symbol addresses */
+	enum { S_OBJECT, S_CLASS, S_STRING, S_BYTES, S_STRINGS, S_HOLDER, S_HASHZ, S_HASH, S_CODER,
+	       S_VALUE, S_TEXTS, S_COUNT, S_LATIN, S_UTF16, S_BIG };
+	static const char *const names[] = { "java/lang/Object", "java/lang/Class",
+		"java/lang/String", "[B", "[Ljava/lang/String;", "com/example/Holder", "hashIsZero",
+		"hash", "coder", "value", "TEXTS", "COUNT", "latin", "utf16", "big" };
+	for (unsigned i = 0; i < sizeof names / sizeof *names; i++)
+		utf8(b, S + 16 * i, names[i]);
+	const uint64_t C = 0x712000000ULL;
+	const uint64_t C_OBJECT = C, C_CLASS = C + 0x500, C_STRING = C + 0x100, C_BYTES = C + 0x200,
+	               C_STRINGS = C + 0x300, C_HOLDER = C + 0x400;
+	load_class(b, 1, C_OBJECT, S + 16 * S_OBJECT);
+	load_class(b, 2, C_CLASS, S + 16 * S_CLASS);
+	load_class(b, 3, C_STRING, S + 16 * S_STRING);
+	load_class(b, 4, C_BYTES, S + 16 * S_BYTES);
+	load_class(b, 5, C_STRINGS, S + 16 * S_STRINGS);
+	load_class(b, 6, C_HOLDER, S + 16 * S_HOLDER);
+	const uint64_t O = 0x712100000ULL;
+
+	size_t at = rec_begin(b, TAG_HEAP_DUMP_SEGMENT);
+	class_plain(b, C_OBJECT, 0, 0);
+	class_plain(b, C_CLASS, C_OBJECT, 0);
+	{
+		field string_fields[] = {
+			{ S + 16 * S_HASHZ, T_BOOLEAN, 0 }, { S + 16 * S_HASH, T_INT, 0 },
+			{ S + 16 * S_CODER, T_BYTE, 0 }, { S + 16 * S_VALUE, T_OBJECT, 0 }
+		};
+		cdump c = { .id = C_STRING, .super = C_OBJECT, .isize = 14, .fields = string_fields,
+		            .nif = 4 };
+		class_dump(b, &c);
+	}
+	class_plain(b, C_BYTES, C_OBJECT, 0);
+	class_plain(b, C_STRINGS, C_OBJECT, 0);
+	{
+		field statics[] = { { S + 16 * S_TEXTS, T_OBJECT, O + 0x300 },
+		                    { S + 16 * S_COUNT, T_INT, 3 } };
+		field fields[] = { { S + 16 * S_LATIN, T_OBJECT, 0 }, { S + 16 * S_UTF16, T_OBJECT, 0 },
+		                   { S + 16 * S_BIG, T_LONG, 0 } };
+		cdump c = { .id = C_HOLDER, .super = C_OBJECT, .isize = 24, .statics = statics,
+		            .nst = 2, .fields = fields, .nif = 3 };
+		class_dump(b, &c);
+	}
+	buf f = { 0 };
+	/* LATIN1 "naïve café" */
+	u1(&f, 0);
+	u4(&f, 0);
+	u1(&f, 0);
+	id(&f, O + 0x10);
+	instance_dump(b, O, C_STRING, &f);
+	byte_array(b, O + 0x10, "na\xEFve caf\xE9", 10);
+	/* UTF16 "Ωmega 😀": little-endian units */
+	f.n = 0;
+	u1(&f, 0);
+	u4(&f, 0x12345678);
+	u1(&f, 1);
+	id(&f, O + 0x110);
+	instance_dump(b, O + 0x100, C_STRING, &f);
+	byte_array(b, O + 0x110, "\xA9\x03m\0e\0g\0a\0 \0\x3D\xD8\x00\xDE", 16);
+	/* "" */
+	f.n = 0;
+	u1(&f, 1);
+	u4(&f, 0);
+	u1(&f, 0);
+	id(&f, O + 0x210);
+	instance_dump(b, O + 0x200, C_STRING, &f);
+	byte_array(b, O + 0x210, "", 0);
+	{
+		uint64_t elems[] = { O, O + 0x100, O + 0x200 };
+		object_array(b, O + 0x300, C_STRINGS, 3, elems);
+	}
+	f.n = 0;
+	id(&f, O);
+	id(&f, O + 0x100);
+	u8(&f, 0x0123456789ABCDEFULL);
+	instance_dump(b, O + 0x400, C_HOLDER, &f);
+	free(f.p);
+	root_simple(b, ROOT_STICKY_CLASS, C_HOLDER);
+	u1(b, ROOT_JNI_GLOBAL);
+	id(b, O + 0x400);
+	id(b, 0x7F3A0000BEEFULL);
+	rec_end(b, at);
+	at = rec_begin(b, TAG_HEAP_DUMP_END);
+	rec_end(b, at);
+}
+
+/* jdk6-strings: JDK 6 Strings (hash, count, offset, value): slices of one
+ * shared char[] "Hello, World"; one String before the array (waits for
+ * it), two after (from the cache), one whose array is never dumped. */
+static void scen_jdk6_strings(buf *b)
+{
+	header(b, "JAVA PROFILE 1.0.1", 8, 1250000000000ULL);
+	enum { S_OBJECT = 1, S_STRING, S_CHARS, S_HASH, S_COUNT, S_OFFSET, S_VALUE };
+	static const char *const names[] = { "java/lang/Object", "java/lang/String", "[C", "hash",
+		"count", "offset", "value" };
+	for (unsigned i = 0; i < sizeof names / sizeof *names; i++)
+		utf8(b, S_OBJECT + i, names[i]);
+	enum { C_OBJECT = 0x10000000, C_STRING = 0x10000100, C_CHARS = 0x10000200 };
+	load_class(b, 1, C_OBJECT, S_OBJECT);
+	load_class(b, 2, C_STRING, S_STRING);
+	load_class(b, 3, C_CHARS, S_CHARS);
+	size_t at = rec_begin(b, TAG_HEAP_DUMP);
+	class_plain(b, C_OBJECT, 0, 0);
+	{
+		static const field string_fields[] = { { S_HASH, T_INT, 0 }, { S_COUNT, T_INT, 0 },
+			{ S_OFFSET, T_INT, 0 }, { S_VALUE, T_OBJECT, 0 } };
+		cdump c = { .id = C_STRING, .super = C_OBJECT, .isize = 20, .fields = string_fields,
+		            .nif = 4 };
+		class_dump(b, &c);
+	}
+	class_plain(b, C_CHARS, C_OBJECT, 0);
+	static const struct { uint64_t obj, value; int32_t count, offset; } s[] = {
+		{ 0x2000, 0x3000, 5, 0 },  /* "Hello", before the array */
+		{ 0x2100, 0x3000, 5, 7 },  /* "World" */
+		{ 0x2200, 0x3000, 12, 0 }, /* "Hello, World" */
+		{ 0x2300, 0x3100, 3, 0 },  /* array never dumped */
+	};
+	buf f = { 0 };
+	for (unsigned i = 0; i < 4; i++) {
+		f.n = 0;
+		u4(&f, 0);
+		u4(&f, (uint32_t)s[i].count);
+		u4(&f, (uint32_t)s[i].offset);
+		id(&f, s[i].value);
+		instance_dump(b, s[i].obj, C_STRING, &f);
+		if (i == 0) {
+			static const uint16_t hw[] = { 'H', 'e', 'l', 'l', 'o', ',', ' ', 'W', 'o', 'r', 'l', 'd' };
+			char_array(b, 0x3000, hw, 12);
+		}
+	}
+	free(f.p);
+	rec_end(b, at);
+}
+
+/* superclass-cycle: class A (0x100) super B (0x200) super A, and C (0x300)
+ * its own superclass; instances of A before and after the class dumps, one
+ * of C.  Must end (with warnings), not hang. */
+static void scen_superclass_cycle(buf *b)
+{
+	header(b, "JAVA PROFILE 1.0.2", 4, 1300000000000ULL);
+	enum { S_A = 1, S_B, S_C, S_X, S_Y };
+	utf8(b, S_A, "com/example/A");
+	utf8(b, S_B, "com/example/B");
+	utf8(b, S_C, "com/example/C");
+	utf8(b, S_X, "x");
+	utf8(b, S_Y, "y");
+	load_class(b, 1, 0x100, S_A);
+	load_class(b, 2, 0x200, S_B);
+	load_class(b, 3, 0x300, S_C);
+	size_t at = rec_begin(b, TAG_HEAP_DUMP_SEGMENT);
+	buf f = { 0 };
+	u4(&f, 1);
+	id(&f, 0x1100);
+	instance_dump(b, 0x1000, 0x100, &f);
+	static const field a_fields[] = { { S_X, T_INT, 0 } };
+	static const field b_fields[] = { { S_Y, T_OBJECT, 0 } };
+	cdump ca = { .id = 0x100, .super = 0x200, .isize = 8, .fields = a_fields, .nif = 1 };
+	cdump cb = { .id = 0x200, .super = 0x100, .isize = 8, .fields = b_fields, .nif = 1 };
+	cdump cc = { .id = 0x300, .super = 0x300, .isize = 4, .fields = a_fields, .nif = 1 };
+	class_dump(b, &ca);
+	class_dump(b, &cb);
+	class_dump(b, &cc);
+	instance_dump(b, 0x1100, 0x100, &f);
+	f.n = 0;
+	u4(&f, 3);
+	instance_dump(b, 0x1200, 0x300, &f);
+	free(f.p);
+	rec_end(b, at);
+	at = rec_begin(b, TAG_HEAP_DUMP_END);
+	rec_end(b, at);
+}
+
+/* all-records: every top-level record kind, every GC-root kind (HotSpot's
+ * and Android's), a class with signers, protection domain and constant
+ * pool, then a HEAP DUMP (dump 0) and a HEAP DUMP SEGMENT series (dump 1). */
+static void scen_all_records(buf *b)
+{
+	header(b, "JAVA PROFILE 1.0.2", 4, 1100000000000ULL);
+	{
+		size_t at = rec_begin(b, TAG_CONTROL_SETTINGS);
+		u4(b, 3);
+		u2(b, 4);
+		rec_end(b, at);
+	}
+	enum { S_OBJECT = 1, S_THREAD, S_GONE, S_MAIN, S_SYSTEM, S_SLEEP, S_SLEEPSIG, S_RUN,
+	       S_RUNSIG, S_THREADJAVA, S_PRIORITY, S_NAME, S_CONSTANT };
+	static const char *const names[] = { "java/lang/Object", "java/lang/Thread",
+		"com/example/Gone", "main", "system", "sleep", "(J)V", "run", "()V", "Thread.java",
+		"priority", "name", "CONSTANT" };
+	for (unsigned i = 0; i < sizeof names / sizeof *names; i++)
+		utf8(b, S_OBJECT + i, names[i]);
+	load_class(b, 1, 0x100, S_OBJECT);
+	load_class(b, 2, 0x200, S_THREAD);
+	load_class(b, 3, 0x300, S_GONE);
+	{
+		size_t at = rec_begin(b, TAG_UNLOAD_CLASS);
+		u4(b, 3);
+		rec_end(b, at);
+	}
+	static const struct { uint64_t id, method, sig; int32_t line; } frames[] = {
+		{ 1, S_SLEEP, S_SLEEPSIG, -3 }, { 2, S_RUN, S_RUNSIG, 42 }
+	};
+	for (unsigned i = 0; i < 2; i++) {
+		size_t at = rec_begin(b, TAG_FRAME);
+		id(b, frames[i].id);
+		id(b, frames[i].method);
+		id(b, frames[i].sig);
+		id(b, S_THREADJAVA);
+		u4(b, 2);
+		u4(b, (uint32_t)frames[i].line);
+		rec_end(b, at);
+	}
+	{
+		static const uint64_t fr[] = { 1, 2 };
+		trace(b, 1, 1, 2, fr);
+		trace(b, 2, 0, 0, NULL);
+	}
+	{
+		size_t at = rec_begin(b, TAG_START_THREAD);
+		u4(b, 1);
+		id(b, 0x400);
+		u4(b, 1);
+		id(b, S_MAIN);
+		id(b, S_MAIN);
+		id(b, S_SYSTEM);
+		rec_end(b, at);
+	}
+	{
+		size_t at = rec_begin(b, TAG_ALLOC_SITES);
+		u2(b, 0x3);
+		u4(b, 0x3C23D70A); /* 0.01f */
+		u4(b, 1000);
+		u4(b, 10);
+		u8(b, 123456789012ULL);
+		u8(b, 98765);
+		u4(b, 2);
+		static const uint32_t site[2][7] = {
+			{ 0, 2, 1, 100, 1, 200, 2 }, { T_INT, 0, 1, 400, 4, 800, 8 }
+		};
+		for (unsigned i = 0; i < 2; i++) {
+			u1(b, site[i][0]);
+			for (unsigned k = 1; k < 7; k++)
+				u4(b, site[i][k]);
+		}
+		rec_end(b, at);
+	}
+	{
+		size_t at = rec_begin(b, TAG_HEAP_SUMMARY);
+		u4(b, 1000);
+		u4(b, 10);
+		u8(b, 5000000000ULL);
+		u8(b, 77);
+		rec_end(b, at);
+	}
+	{
+		size_t at = rec_begin(b, TAG_CPU_SAMPLES);
+		u4(b, 15);
+		u4(b, 2);
+		u4(b, 10);
+		u4(b, 1);
+		u4(b, 5);
+		u4(b, 2);
+		rec_end(b, at);
+	}
+
+	size_t at = rec_begin(b, TAG_HEAP_DUMP);
+	class_plain(b, 0x100, 0, 0);
+	{
+		static const field cpool[] = { { 7, T_OBJECT, 0x400 }, { 9, T_INT, 1234 } };
+		static const field statics[] = { { S_CONSTANT, T_DOUBLE, 0x400921FB54442D18ULL } };
+		static const field fields[] = { { S_NAME, T_OBJECT, 0 }, { S_PRIORITY, T_INT, 0 } };
+		cdump c = { .id = 0x200, .super = 0x100, .loader = 0x500, .signers = 0x600,
+		            .domain = 0x700, .isize = 8, .cpool = cpool, .ncp = 2, .statics = statics,
+		            .nst = 1, .fields = fields, .nif = 2 };
+		class_dump(b, &c);
+	}
+	{
+		buf f = { 0 };
+		id(&f, 0);
+		u4(&f, 5);
+		instance_dump(b, 0x400, 0x200, &f);
+		free(f.p);
+	}
+	/* Every root kind; object = 0x1000 + sub-tag. */
+	root_simple(b, ROOT_UNKNOWN, 0x10FF);
+	u1(b, ROOT_JNI_GLOBAL);
+	id(b, 0x1001);
+	id(b, 0xABC);
+	root_thread_frame(b, ROOT_JNI_LOCAL, 0x1002, 1, 0);
+	root_thread_frame(b, ROOT_JAVA_FRAME, 0x1003, 1, 1);
+	u1(b, ROOT_NATIVE_STACK);
+	id(b, 0x1004);
+	u4(b, 1);
+	root_simple(b, ROOT_STICKY_CLASS, 0x1005);
+	u1(b, ROOT_THREAD_BLOCK);
+	id(b, 0x1006);
+	u4(b, 1);
+	root_simple(b, ROOT_MONITOR_USED, 0x1007);
+	root_thread_frame(b, ROOT_THREAD_OBJECT, 0x1008, 1, 1); /* thread serial, trace serial */
+	root_simple(b, ROOT_INTERNED_STRING, 0x1089);
+	root_simple(b, ROOT_FINALIZING, 0x108A);
+	root_simple(b, ROOT_DEBUGGER, 0x108B);
+	root_simple(b, ROOT_REFERENCE_CLEANUP, 0x108C);
+	root_simple(b, ROOT_VM_INTERNAL, 0x108D);
+	root_thread_frame(b, ROOT_JNI_MONITOR, 0x108E, 1, 0xFFFFFFFF);
+	root_simple(b, ROOT_UNREACHABLE, 0x1090);
+	rec_end(b, at);
+	{
+		size_t e = rec_begin(b, TAG_END_THREAD);
+		u4(b, 1);
+		rec_end(b, e);
+	}
+	at = rec_begin(b, TAG_HEAP_DUMP_SEGMENT);
+	class_plain(b, 0x100, 0, 0);
+	root_simple(b, ROOT_STICKY_CLASS, 0x100);
+	rec_end(b, at);
+	at = rec_begin(b, TAG_HEAP_DUMP_END);
+	rec_end(b, at);
+}
+
+static const struct scenario {
+	const char *name;
+	void (*write)(buf *b);
+	const char *doc;
+} scenarios[] = {
+	{ "android4", scen_android4,
+	  "1.0.3, 4-byte ids: heaps app/zygote/image, Android roots, NODATA array, class overhead byte[], ART Strings" },
+	{ "instances-first", scen_instances_first,
+	  "objects and their String arrays before their CLASS DUMPs, the superclass last" },
+	{ "truncated", scen_truncated, "a valid dump cut inside an INSTANCE DUMP" },
+	{ "unknown-tag", scen_unknown_tag, "an unknown top-level record tag 0x55 between records" },
+	{ "two-dumps", scen_two_dumps, "1.0.1 with two HEAP DUMP records holding the same ids" },
+	{ "segments", scen_segments, "1.0.2 with five HEAP DUMP SEGMENTs (one empty) and HEAP DUMP END" },
+	{ "id8", scen_id8, "8-byte ids, JDK 17 compact Strings: LATIN1, UTF16 little-endian, empty" },
+	{ "jdk6-strings", scen_jdk6_strings, "JDK 6 Strings: offset/count slices of one shared char[]" },
+	{ "superclass-cycle", scen_superclass_cycle, "class A super B super A; C its own superclass" },
+	{ "unknown-subtag", scen_unknown_subtag, "the heap-dump sub-record tag 0x42" },
+	{ "all-records", scen_all_records, "every top-level record kind and every GC-root kind" },
+};
+#define NSCENARIOS (sizeof scenarios / sizeof *scenarios)
+
+int main(int argc, char **argv)
+{
+	if (argc == 2 && !strcmp(argv[1], "--list")) {
+		for (size_t i = 0; i < NSCENARIOS; i++)
+			printf("%s\t%s\n", scenarios[i].name, scenarios[i].doc);
+		return 0;
+	}
+	if (argc != 3) {
+		fprintf(stderr, "usage: hprofgen SCENARIO OUTFILE\n       hprofgen --list\n");
+		return 2;
+	}
+	for (size_t i = 0; i < NSCENARIOS; i++) {
+		if (strcmp(argv[1], scenarios[i].name))
+			continue;
+		buf b = { 0 };
+		scenarios[i].write(&b);
+		FILE *fp = fopen(argv[2], "wb");
+		int ok = fp && fwrite(b.p, 1, b.n, fp) == b.n;
+		if (fp && fclose(fp) != 0)
+			ok = 0;
+		free(b.p);
+		if (!ok) {
+			perror(argv[2]);
+			return 3;
+		}
+		return 0;
+	}
+	fprintf(stderr, "hprofgen: unknown scenario '%s' (see hprofgen --list)\n", argv[1]);
+	return 2;
+}

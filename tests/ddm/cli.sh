@@ -1,0 +1,48 @@
+#!/bin/sh
+# Command-line manners of alloc2ndjson, alloc2heapdb, hpsg2ndjson and
+# hpsg2heapdb: --help with an example, --version, exit codes, '-' for stdin
+# and stdout, an existing database kept without --force, option values.
+# Usage: cli.sh TOOLS_DIR DDMGEN DESC_DIR
+set -u
+tools=$1 gen=$2 descs=$3
+t=$(mktemp -d)
+trap 'rm -rf "$t"' EXIT
+fails=0
+check() { d=$1; shift; if "$@"; then :; else echo "FAIL: $d"; fails=$((fails + 1)); fi; }
+expect_rc() {
+	want=$1; shift
+	"$@" >"$t/out" 2>"$t/err"
+	got=$?
+	[ "$got" = "$want" ] || { echo "  exit $got, expected $want: $*"; cat "$t/err"; return 1; }
+}
+"$gen" "$descs/alloc-art.desc" "$t/a.alloc" || exit 1
+"$gen" "$descs/stream-chunks.desc" "$t/s.bin" || exit 1
+for p in alloc2ndjson alloc2heapdb hpsg2ndjson hpsg2heapdb; do
+	check "$p --help" expect_rc 0 "$tools/$p" --help
+	check "$p --help has examples" grep -q "Examples:" "$t/out"
+	check "$p --version" expect_rc 0 "$tools/$p" --version
+	check "$p --version names heapfmt" grep -q heapfmt "$t/out"
+	check "$p unknown option" expect_rc 2 "$tools/$p" --bogus
+	check "$p bad --order" expect_rc 2 "$tools/$p" --order=sideways "$t/a.alloc" "$t/x"
+	check "$p missing input" expect_rc 3 "$tools/$p" "$t/nope" "$t/x.db"
+	check "$p: one error line" test "$(wc -l <"$t/err")" -le 2
+done
+check "hpsg2ndjson bad --payload" expect_rc 2 "$tools/hpsg2ndjson" --payload=TOOLONG "$t/s.bin"
+check "hpsg2ndjson bad --shape" expect_rc 2 "$tools/hpsg2ndjson" --shape=round "$t/s.bin"
+check "alloc2heapdb needs two arguments" expect_rc 2 "$tools/alloc2heapdb" "$t/a.alloc"
+check "alloc2heapdb refuses stdout" expect_rc 2 "$tools/alloc2heapdb" "$t/a.alloc" -
+check "stdin to stdout" expect_rc 0 sh -c "'$tools/alloc2ndjson' - < '$t/a.alloc' > '$t/a.nd'"
+check "quiet when piped" test ! -s "$t/err"
+check "first line is version_major" sh -c "head -1 '$t/a.nd' | grep -q '\"key\":\"version_major\"'"
+check "--order=oldest-first is taken" sh -c "'$tools/alloc2ndjson' --order oldest-first '$t/a.alloc' | grep -q '\"order\":\"oldest-first\",\"order_basis\":\"option\"'"
+check "a stream given to alloc2ndjson is refused with a hint" expect_rc 1 "$tools/alloc2ndjson" "$t/s.bin"
+check "the hint names hpsg2ndjson" grep -q hpsg2ndjson "$t/err"
+check "hpsg2ndjson reads a bare report" sh -c "'$tools/hpsg2ndjson' '$t/a.alloc' | grep -q '\"record\":\"ddm.allocation\"'"
+check "convert" expect_rc 0 "$tools/hpsg2heapdb" "$t/s.bin" "$t/s.db"
+echo keep >"$t/exists.db"
+check "an existing database is refused" expect_rc 3 "$tools/alloc2heapdb" "$t/a.alloc" "$t/exists.db"
+check "and kept" grep -q keep "$t/exists.db"
+check "--force replaces it" expect_rc 0 "$tools/alloc2heapdb" -f "$t/a.alloc" "$t/exists.db"
+check "empty input fails" expect_rc 1 "$tools/hpsg2ndjson" /dev/null
+echo "ddm cli: $fails failed"
+[ "$fails" = 0 ]

@@ -1,0 +1,721 @@
+#!/usr/bin/env python3
+"""Checks the schema contract (schema/) against a real conversion.
+
+Converts ../shared/corpus/hprof/hotspot17-g1.live.hprof (a HotSpot 17 dump
+made by corpus/gen/CorpusHeap.java, with a jcmd class histogram taken from
+the same JVM) and checks:
+  - schema/heapdb.sql loads into `sqlite3 :memory:`, has a comment on every
+    table and column, and declares exactly the tables, columns, types, keys
+    and indexes of the database hprof2heapdb writes;
+  - every NDJSON line (plain and --values) validates against
+    schema/heapfmt.schema.json (a small validator for the keyword subset of
+    tests/jschema.c is below), and the schema rejects broken lines and
+    accepts unknown namespaced record types;
+  - every metadata key written is documented in schema/README.md;
+  - every query of schema/queries/, run through the sqlite3 command line
+    with `-cmd ".parameter set @id N"`, gives the right answer: the class
+    histogram equals jcmd's, referrers equal the edges, paths from a root are
+    chains of real edges as short as a breadth-first search finds, duplicate
+    strings and biggest arrays are what CorpusHeap allocated.
+
+Usage: test_queries.py HPROF2HEAPDB REPO_ROOT
+(hprof2ndjson is taken from beside hprof2heapdb.)  Exit 0 pass, 1 fail,
+77 skip (corpus or the sqlite3 program absent).
+"""
+import collections
+import json
+import os
+import re
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+
+SKIP = 77
+failures = 0
+checks = 0
+
+
+def check(cond, what):
+    global failures, checks
+    checks += 1
+    if not cond:
+        failures += 1
+        print("FAIL: " + what)
+    return cond
+
+
+def check_eq(got, want, what):
+    return check(got == want, "%s: got %r, want %r" % (what, got, want))
+
+
+# ---------------------------------------------------------------------------
+# A validator for the JSON Schema subset of tests/jschema.c
+# ---------------------------------------------------------------------------
+
+KEYWORDS = {"$schema", "$id", "$defs", "$ref", "$comment", "title", "description", "type",
+            "properties", "required", "additionalProperties", "enum", "const", "items", "anyOf",
+            "oneOf", "allOf", "not", "minimum", "maximum", "pattern", "minLength", "examples",
+            "default"}
+
+
+def schema_keywords_ok(s, where="#"):
+    """Every keyword is in the subset (like jschema_load)."""
+    if isinstance(s, bool):
+        return []
+    if not isinstance(s, dict):
+        return [where + ": not a schema"]
+    bad = []
+    for k, v in s.items():
+        if k not in KEYWORDS:
+            bad.append("%s: keyword %s" % (where, k))
+        elif k in ("properties", "$defs"):
+            for pk, pv in v.items():
+                bad += schema_keywords_ok(pv, "%s/%s/%s" % (where, k, pk))
+        elif k in ("anyOf", "oneOf", "allOf"):
+            for i, e in enumerate(v):
+                bad += schema_keywords_ok(e, "%s/%s/%d" % (where, k, i))
+        elif k in ("items", "not") or (k == "additionalProperties" and isinstance(v, dict)):
+            bad += schema_keywords_ok(v, "%s/%s" % (where, k))
+        if k == "pattern":
+            try:
+                re.compile(v)
+            except re.error as e:
+                bad.append("%s: pattern %r: %s" % (where, v, e))
+        if k == "$ref" and not v.startswith("#/$defs/"):
+            bad.append("%s: non-local $ref %s" % (where, v))
+    return bad
+
+
+def json_type_is(v, t):
+    if t == "object":
+        return isinstance(v, dict)
+    if t == "array":
+        return isinstance(v, list)
+    if t == "string":
+        return isinstance(v, str)
+    if t == "integer":
+        return isinstance(v, int) and not isinstance(v, bool)
+    if t == "number":
+        return isinstance(v, (int, float)) and not isinstance(v, bool)
+    if t == "boolean":
+        return isinstance(v, bool)
+    if t == "null":
+        return v is None
+    return False
+
+
+def json_equal(a, b):
+    """JSON equality: true is not 1, 1 equals 1.0."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a == b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return a == b
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(json_equal(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(json_equal(x, y) for x, y in zip(a, b))
+    return type(a) is type(b) and a == b
+
+
+class Validator:
+    def __init__(self, schema):
+        self.root = schema
+        self.regex = {}
+
+    def validate(self, v, s=None):
+        """Returns None if v is valid, else the first reason."""
+        return self._v(self.root if s is None else s, v, 0)
+
+    def _v(self, s, v, depth):
+        if depth > 64:
+            return "schema recursion too deep"
+        if s is True:
+            return None
+        if s is False:
+            return "nothing is allowed here"
+        if "$ref" in s:
+            r = self.root["$defs"].get(s["$ref"][len("#/$defs/"):])
+            if r is None:
+                return "unresolvable $ref " + s["$ref"]
+            why = self._v(r, v, depth + 1)
+            if why:
+                return why
+        if "type" in s:
+            ts = s["type"] if isinstance(s["type"], list) else [s["type"]]
+            if not any(json_type_is(v, t) for t in ts):
+                return "wrong type (want %s)" % s["type"]
+        if "const" in s and not json_equal(s["const"], v):
+            return "not %r" % (s["const"],)
+        if "enum" in s and not any(json_equal(e, v) for e in s["enum"]):
+            return "not one of %r" % (s["enum"],)
+        if json_type_is(v, "number"):
+            if "minimum" in s and v < s["minimum"]:
+                return "below minimum %r" % s["minimum"]
+            if "maximum" in s and v > s["maximum"]:
+                return "above maximum %r" % s["maximum"]
+        if isinstance(v, str):
+            if "minLength" in s and len(v.encode("utf-8")) < s["minLength"]:
+                return "shorter than %d" % s["minLength"]
+            if "pattern" in s:
+                rx = self.regex.get(s["pattern"])
+                if rx is None:
+                    rx = self.regex[s["pattern"]] = re.compile(s["pattern"])
+                if not rx.search(v):
+                    return "does not match %s" % s["pattern"]
+        if isinstance(v, dict):
+            for k in s.get("required", ()):
+                if k not in v:
+                    return "missing property " + k
+            props = s.get("properties", {})
+            addl = s.get("additionalProperties")
+            for k, x in v.items():
+                if k in props:
+                    why = self._v(props[k], x, depth + 1)
+                    if why:
+                        return "property %s: %s" % (k, why)
+                elif addl is not None:
+                    why = self._v(addl, x, depth + 1)
+                    if why:
+                        return "property %s not allowed: %s" % (k, why)
+        if isinstance(v, list) and "items" in s:
+            for i, x in enumerate(v):
+                why = self._v(s["items"], x, depth + 1)
+                if why:
+                    return "item %d: %s" % (i, why)
+        for sub in s.get("allOf", ()):
+            why = self._v(sub, v, depth + 1)
+            if why:
+                return why
+        if "anyOf" in s:
+            reasons = []
+            for sub in s["anyOf"]:
+                why = self._v(sub, v, depth + 1)
+                if not why:
+                    break
+                reasons.append(why)
+            else:
+                return "matches no anyOf branch (first: %s)" % reasons[0]
+        elif "oneOf" in s:
+            n = sum(1 for sub in s["oneOf"] if not self._v(sub, v, depth + 1))
+            if n != 1:
+                return "matches %d oneOf branches" % n
+        if "not" in s and not self._v(s["not"], v, depth + 1):
+            return "matches a 'not' schema"
+        return None
+
+
+# ---------------------------------------------------------------------------
+# helpers
+# ---------------------------------------------------------------------------
+
+def run_query(db, path, params=None):
+    """Runs a query file the way users do: sqlite3 -cmd '.parameter set' DB < FILE."""
+    cmd = ["sqlite3", "-json", "-bail"]
+    for k, v in (params or {}).items():
+        cmd += ["-cmd", ".parameter set %s %s" % (k, v)]
+    cmd.append(db)
+    with open(path, "rb") as f:
+        p = subprocess.run(cmd, stdin=f, capture_output=True)
+    if not check(p.returncode == 0 and not p.stderr,
+                 "%s %r: exit %d: %s" % (os.path.basename(path), params, p.returncode,
+                                         p.stderr.decode(errors="replace")[:500])):
+        return []
+    out = p.stdout.decode("utf-8")
+    return json.loads(out) if out.strip() else []
+
+
+def histo_to_java(h):
+    """jcmd histogram class name -> Java source form as the dump names it."""
+    h = h.replace("/0x", "+0x")
+    dims = len(h) - len(h.lstrip("["))
+    base = h[dims:]
+    prim = {"Z": "boolean", "B": "byte", "C": "char", "S": "short", "I": "int", "J": "long",
+            "F": "float", "D": "double"}
+    if dims and base in prim:
+        base = prim[base]
+    elif dims and base.startswith("L") and base.endswith(";"):
+        base = base[1:-1]
+    return base + "[]" * dims
+
+
+def read_histogram(path):
+    rows = {}
+    for line in open(path, encoding="utf-8"):
+        m = re.match(r"\s*\d+:\s+(\d+)\s+(\d+)\s+(\S+)", line)
+        if m:
+            rows[histo_to_java(m.group(3))] = (int(m.group(1)), int(m.group(2)))
+    return rows
+
+
+class Heap:
+    """The NDJSON of one dump, indexed for independent answers."""
+
+    def __init__(self, path):
+        self.nodes = {}              # id -> record (dump 0)
+        self.strings = {}
+        self.edges_in = collections.defaultdict(list)
+        self.edges_out = collections.defaultdict(list)
+        self.roots = collections.defaultdict(set)
+        self.edge_types = {}
+        self.metadata = []
+        self.lines = []
+        with open(path, "rb") as f:
+            for raw in f.read().split(b"\n"):
+                if not raw:
+                    continue
+                r = json.loads(raw)
+                self.lines.append(r)
+                t = r["record"]
+                if t == "node":
+                    self.nodes[r["identifier"]] = r
+                elif t == "edge":
+                    self.edges_in[r["dest"]].append(r)
+                    self.edges_out[r["source"]].append(r)
+                elif t == "string":
+                    self.strings[r["id"]] = r["data"]
+                elif t == "hprof.gc_root":
+                    self.roots[r["object"]].add(r["kind"])
+                elif t == "edge_type":
+                    self.edge_types[r["subtype"]] = r
+                elif t == "metadata":
+                    self.metadata.append((r["key"], r["value"]))
+        self.class_names = {i: self.strings.get(n.get("java_name"))
+                            for i, n in self.nodes.items() if n["subtype"] == 1}
+
+    def class_of(self, node_id):
+        n = self.nodes[node_id]
+        if n["subtype"] == 1:
+            return self.class_names[node_id]
+        return self.class_names.get(n["class"])
+
+    def label(self, e):
+        et = self.edge_types[e["subtype"]]
+        if et["label"] == "string":
+            return self.strings.get(e["label"])
+        if et["label"] == "index":
+            return ("#%d" if et["name"] == "constant_pool" else "[%d]") % e["label"]
+        return None
+
+    def instances_of(self, class_name):
+        return [i for i, n in self.nodes.items()
+                if n["subtype"] == 2 and self.class_names.get(n["class"]) == class_name]
+
+    def field(self, obj, name):
+        """Destination of obj's reference field `name` (None if null)."""
+        for e in self.edges_out[obj]:
+            if e["subtype"] in (1, 2) and self.strings.get(e["label"]) == name:
+                return e["dest"]
+        return None
+
+    def shortest_root_distance(self, target, limit):
+        """Breadth-first search backwards from target; distance to the nearest root."""
+        seen = {target}
+        level = [target]
+        for d in range(limit + 1):
+            if any(x in self.roots for x in level):
+                return d
+            nxt = []
+            for x in level:
+                for e in self.edges_in[x]:
+                    if e["source"] not in seen:
+                        seen.add(e["source"])
+                        nxt.append(e["source"])
+            if not nxt:
+                return None
+            level = nxt
+        return None
+
+
+# ---------------------------------------------------------------------------
+# the checks
+# ---------------------------------------------------------------------------
+
+def check_ddl(root, db_path):
+    ddl_path = os.path.join(root, "schema", "heapdb.sql")
+    with open(ddl_path, "rb") as f:
+        p = subprocess.run(["sqlite3", ":memory:"], stdin=f, capture_output=True)
+    check(p.returncode == 0 and not p.stderr,
+          "sqlite3 :memory: < schema/heapdb.sql: exit %d: %s" % (p.returncode, p.stderr.decode()))
+
+    # A comment on every table and on every column definition.
+    text = open(ddl_path, encoding="utf-8").read()
+    lines = text.split("\n")
+    in_table = None
+    for i, line in enumerate(lines):
+        m = re.match(r'CREATE TABLE "?(\w+)"? \(', line)
+        if m:
+            in_table = m.group(1)
+            check(lines[i - 1].startswith("--") or lines[i - 2].startswith("--"),
+                  "heapdb.sql: table %s has a comment before it" % in_table)
+            continue
+        if in_table:
+            if line.startswith(")"):
+                in_table = None
+            elif re.match(r'\s+"?\w+"? (INTEGER|TEXT|REAL)', line):
+                check("--" in line, "heapdb.sql: %s column line has a comment: %s" % (in_table, line.strip()))
+
+    def shape(con):
+        out = {}
+        wr = {}
+        try:
+            for r in con.execute("PRAGMA table_list"):
+                wr[r[1]] = r[4]
+        except sqlite3.DatabaseError:
+            pass
+        for name, typ in con.execute(
+                "SELECT name, type FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY name"):
+            if typ == "table":
+                cols = [tuple(r) for r in con.execute('PRAGMA table_xinfo("%s")' % name)]
+                out[name] = ("table", cols, wr.get(name))
+            elif typ == "index":
+                cols = [tuple(r) for r in con.execute('PRAGMA index_xinfo("%s")' % name)]
+                tbl = con.execute("SELECT tbl_name FROM sqlite_master WHERE name = ?", (name,)).fetchone()
+                out[name] = ("index", tbl[0], cols)
+        out["page_size"] = con.execute("PRAGMA page_size").fetchone()[0]
+        return out
+
+    real = sqlite3.connect("file:%s?mode=ro" % db_path, uri=True)
+    mem = sqlite3.connect(":memory:")
+    mem.executescript(text)
+    a, b = shape(real), shape(mem)
+    for name in sorted(set(a) | set(b)):
+        check_eq(b.get(name), a.get(name), "heapdb.sql vs the written database: " + name)
+    real.close()
+    mem.close()
+
+
+def check_schema(root, heap, values_heap):
+    schema_path = os.path.join(root, "schema", "heapfmt.schema.json")
+    schema = json.load(open(schema_path, encoding="utf-8"))
+    bad = schema_keywords_ok(schema)
+    check(not bad, "schema keywords outside the validator's subset: %s" % bad[:5])
+    v = Validator(schema)
+    for name, h in (("NDJSON", heap), ("NDJSON --values", values_heap)):
+        invalid = 0
+        kinds = collections.Counter()
+        for i, r in enumerate(h.lines):
+            kinds[r["record"]] += 1
+            why = v.validate(r)
+            if why:
+                invalid += 1
+                if invalid <= 3:
+                    print("  %s line %d: %s: %s" % (name, i + 1, why, json.dumps(r)[:300]))
+        check_eq(invalid, 0, "%s lines that do not validate (of %d)" % (name, len(h.lines)))
+    check(kinds["node"] > 80000 and kinds["edge"] > 100000, "the dump has nodes and edges: %r" % kinds)
+
+    # The schema is not so loose that it accepts anything.
+    def first(pred):
+        return next(r for r in heap.lines if pred(r))
+    node_cls = first(lambda r: r["record"] == "node" and r["subtype"] == 1)
+    node_str = first(lambda r: r["record"] == "node" and r["subtype"] == 2 and "text" in r)
+    node_pa = first(lambda r: r["record"] == "node" and r["subtype"] == 4)
+    edge = first(lambda r: r["record"] == "edge" and r["subtype"] == 1)
+    frame_root = first(lambda r: r["record"] == "hprof.gc_root" and r["kind"] == "JAVA_FRAME")
+    meta = first(lambda r: r["record"] == "metadata")
+
+    def mod(r, **kw):
+        r = dict(r)
+        for k, x in kw.items():
+            if x is None:
+                r.pop(k, None)
+            else:
+                r[k] = x
+        return r
+    rejects = [
+        ("instance field on a class node", mod(node_cls, text=5)),
+        ("class node without super", mod(node_cls, **{"super": None})),
+        ("negative identifier", mod(node_str, identifier=-1)),
+        ("identifier as text", mod(node_str, identifier=str(node_str["identifier"]))),
+        ("size as a real", mod(node_str, size=24.5)),
+        ("text id 0", mod(node_str, text=0)),
+        ("unknown node field", mod(node_str, colour="red")),
+        ("bad element type", mod(node_pa, element_type="bit")),
+        ("nodata 0", mod(node_pa, nodata=0)),
+        ("edge to 0", mod(edge, dest=0)),
+        ("edge without dump", mod(edge, dump=None)),
+        ("superclass edge with a label", mod(edge, subtype=4, label=7)),
+        ("JAVA_FRAME root without frame", mod(frame_root, frame=None)),
+        ("STICKY_CLASS root with a thread", mod(frame_root, kind="STICKY_CLASS")),
+        ("unknown root kind", mod(frame_root, kind="SOMETHING")),
+        ("extra gc_root field", mod(frame_root, note="x")),
+        ("version_major 2", mod(meta, value="2")),
+        ("metadata value not text", mod(meta, key="hprof.dumps", value=1)),
+        ("hprof.dumps not a number", mod(meta, key="hprof.dumps", value="one")),
+        ("un-namespaced record", {"record": "thing", "x": 1}),
+        ("hprof record without its fields", {"record": "hprof.heap"}),
+        ("string id 0", {"record": "string", "id": 0, "data": "x"}),
+        ("node type 1 renamed", {"record": "node_type", "subtype": 1, "name": "klass", "table": "node_class",
+                                 "fields": []}),
+        ("field of an unknown kind", {"record": "record_type", "name": "acme.x",
+                                      "fields": [{"name": "a", "type": "blob"}]}),
+        ("--values with a non-primitive", mod(node_str, values={"x": [1]})),
+    ]
+    for what, r in rejects:
+        check(v.validate(r) is not None, "the schema rejects: " + what)
+    accepts = [
+        ("a record of another namespace", {"record": "acme.timer", "delay_ms": 5, "anything": [1, {"x": 2}]}),
+        ("a record type of another namespace", {"record": "record_type", "name": "acme.timer",
+                                                "table": "acme_timer",
+                                                "fields": [{"name": "delay_ms", "type": "int", "doc": ""}]}),
+        ("an unknown metadata key", {"record": "metadata", "key": "target_pid", "value": "1234"}),
+        ("a node of another subtype", dict(node_str, subtype=9, closure=3)),
+        ("an edge of another subtype", dict(edge, subtype=12)),
+        ("NaN in --values", mod(node_str, values={"f": "NaN", "d": -1.5e300, "z": True, "c": 65})),
+        ("a primitive array with values", mod(node_pa, values=[1, 2.5, "Infinity", False])),
+    ]
+    for what, r in accepts:
+        why = v.validate(r)
+        check(why is None, "the schema accepts %s: %s" % (what, why))
+
+
+def check_metadata_documented(root, heap, db_path):
+    readme = open(os.path.join(root, "schema", "README.md"), encoding="utf-8").read()
+    keys = {k for k, _ in heap.metadata}
+    con = sqlite3.connect("file:%s?mode=ro" % db_path, uri=True)
+    keys |= {k for (k,) in con.execute("SELECT DISTINCT key FROM metadata")}
+    con.close()
+    for k in sorted(keys):
+        check("`%s`" % k in readme, "metadata key %s is documented in schema/README.md" % k)
+    check_eq(heap.metadata[0], ("version_major", "1"), "first record")
+    check_eq(heap.metadata[-1], ("heapfmt.complete", "true"), "last metadata record")
+
+
+def check_histogram(qdir, db, heap, refs):
+    rows = run_query(db, os.path.join(qdir, "class_histogram.sql"))
+    check(rows and set(rows[0]) == {"class", "instances", "bytes", "dump"},
+          "class_histogram.sql columns: %r" % (rows[0].keys() if rows else None))
+    ours = {r["class"]: (r["instances"], r["bytes"]) for r in rows}
+    check_eq(len(ours), len(rows), "one row per class name")
+    check(all(rows[i]["bytes"] >= rows[i + 1]["bytes"] for i in range(len(rows) - 1)),
+          "class_histogram is ordered by bytes, largest first")
+    check_eq(sum(r["instances"] for r in rows), len(heap.nodes), "histogram counts every node")
+    check_eq(sum(r["bytes"] for r in rows), sum(n["size"] for n in heap.nodes.values()),
+             "histogram bytes are the sum of node sizes")
+    # The numbers jcmd GC.class_histogram printed for the same heap.
+    for cls, want in (("corpusgen.CorpusHeap$Node", (50000, 1200000)), ("byte[]", (8957, 1442376)),
+                      ("java.lang.String", (8865, 212760))):
+        check_eq(ours.get(cls), want, "class_histogram row for " + cls)
+    check_eq(rows[0]["class"], "byte[]", "the class with the most bytes")
+    histo = read_histogram(os.path.join(refs, "hotspot17-g1.histo.txt"))
+    check(len(histo) > 300, "jcmd histogram read (%d classes)" % len(histo))
+    count_bad, array_bad = [], []
+    for cls, (n, b) in histo.items():
+        if cls == "java.lang.Class":
+            continue
+        got = ours.get(cls, (0, 0))
+        if got[0] != n:
+            count_bad.append((cls, n, got[0]))
+        if cls.endswith("[]") and got[1] != b:
+            array_bad.append((cls, b, got[1]))
+    check_eq(count_bad, [], "classes whose instance count differs from jcmd")
+    check_eq(array_bad, [], "array classes whose bytes differ from jcmd")
+    # java.lang.Class: class objects plus the primitive mirrors (int.class ...)
+    # that HotSpot dumps as instances; jcmd also counts CDS mirrors the dump skips.
+    classes = sum(1 for n in heap.nodes.values() if n["subtype"] == 1)
+    mirrors = len(heap.instances_of("java.lang.Class"))
+    check_eq(ours.get("java.lang.Class", (0, 0))[0], classes + mirrors,
+             "java.lang.Class = class objects + primitive mirrors")
+    check_eq(ours.get("java.lang.Class", (0, 0))[0], 735, "java.lang.Class in this dump (refs/*histogram-check.json)")
+    # Parameters: @dump 0 is the same, @dump 1 is nothing.
+    check_eq(run_query(db, os.path.join(qdir, "class_histogram.sql"), {"@dump": 0}), rows,
+             "class_histogram with @dump 0")
+    check_eq(run_query(db, os.path.join(qdir, "class_histogram.sql"), {"@dump": 1}), [],
+             "class_histogram with @dump 1 (no such dump)")
+
+
+def check_referrers(qdir, db, heap):
+    q = os.path.join(qdir, "referrers.sql")
+    md = heap.instances_of("corpusgen.CorpusHeap$MoreDerived")
+    check_eq(len(md), 1, "one MoreDerived instance")
+    chars = heap.field(md[0], "chars")
+    statics = [i for i, n in heap.class_names.items() if n == "corpusgen.CorpusHeap$Statics"]
+    marker = heap.field(statics[0], "sRef") if statics else None
+    check(chars and marker, "objects to look up found (MoreDerived.chars, Statics.sRef)")
+    for obj in (chars, marker):
+        rows = run_query(db, q, {"@id": obj})
+        want = sorted((e["source"], e["dump"], heap.edge_types[e["subtype"]]["name"], heap.label(e),
+                       heap.nodes[e["source"]]["subtype"], heap.class_of(e["source"]))
+                      for e in heap.edges_in[obj])
+        kinds = {1: "class", 2: "instance", 3: "object_array", 4: "primitive_array"}
+        got = sorted((r["referrer"], r["dump"], r["edge_type"], r["label"],
+                      [k for k, n in kinds.items() if n == r["referrer_kind"]][0], r["referrer_class"])
+                     for r in rows)
+        check_eq(got, want, "referrers of %d equal the edges into it" % obj)
+    # md.chars is held twice by md itself (chars, and derivedRef = md.chars).
+    rows = run_query(db, q, {"@id": chars})
+    check_eq(sorted((r["referrer_class"], r["edge_type"], r["label"]) for r in rows),
+             [("corpusgen.CorpusHeap$MoreDerived", "instance_field", "chars"),
+              ("corpusgen.CorpusHeap$MoreDerived", "instance_field", "derivedRef")],
+             "referrers of MoreDerived.chars")
+    rows = run_query(db, q, {"@id": marker})
+    check(("class", "corpusgen.CorpusHeap$Statics", "static_field", "sRef") in
+          [(r["referrer_kind"], r["referrer_class"], r["edge_type"], r["label"]) for r in rows],
+          "Statics.sRef is a static field of the class Statics: %r" % rows)
+    # Hex ids are accepted; an array element is labelled [index].
+    rows = run_query(db, q, {"@id": hex(chars)})
+    check_eq(len(rows), 2, "referrers with @id in hex")
+    in_array = [i for i in heap.instances_of("corpusgen.CorpusHeap$Marker")
+                if heap.strings.get(heap.nodes[heap.field(i, "label")].get("text")) == "in-array"]
+    rows = run_query(db, q, {"@id": in_array[0]}) if in_array else []
+    check(any(r["edge_type"] == "array_element" and r["label"] == "[3]" and
+              r["referrer_class"] == "java.lang.Object[]" for r in rows),
+          "the in-array Marker is element [3] of an Object[]: %r" % rows)
+    check_eq(run_query(db, q, {"@id": 12345}), [], "referrers of an id that is not there")
+
+
+def check_path(qdir, db, heap, values_heap):
+    q = os.path.join(qdir, "path_from_root.sql")
+    statics = [i for i, n in heap.class_names.items() if n == "corpusgen.CorpusHeap$Statics"][0]
+    node_cls = [i for i, n in heap.class_names.items() if n == "corpusgen.CorpusHeap$Node"][0]
+
+    def list_node(index):
+        for i, n in values_heap.nodes.items():
+            if n["subtype"] == 2 and n["class"] == node_cls and n.get("values", {}).get("index") == index:
+                return i
+        return None
+    markers = {heap.strings.get(heap.nodes[heap.field(i, "label")].get("text")): i
+               for i in heap.instances_of("corpusgen.CorpusHeap$Marker") if heap.field(i, "label")}
+    cases = [
+        ("Statics.sRef", heap.field(statics, "sRef"), {}),
+        ("a parked thread's local", markers.get("local-of-parked-thread"), {}),
+        ("a string in a HashMap", [i for i in heap.instances_of("java.lang.String")
+                                   if heap.strings.get(heap.nodes[i].get("text")) == "key-500"][0], {}),
+        ("list node 30", list_node(30), {}),
+        ("list node 3000, deeper than the default", list_node(3000), {"@max_depth": 4000}),
+    ]
+    for what, obj, params in cases:
+        check(obj is not None, "object for the path test found: " + what)
+        if obj is None:
+            continue
+        p = dict(params)
+        p["@id"] = obj
+        rows = run_query(db, q, p)
+        want = heap.shortest_root_distance(obj, p.get("@max_depth", 40))
+        check(rows and want is not None, "%s: a path is found (%d rows)" % (what, len(rows)))
+        if not rows:
+            continue
+        check_eq(len(rows) - 1, want, "%s: the path is as short as a breadth-first search finds" % what)
+        check_eq([r["step"] for r in rows], list(range(len(rows))), what + ": steps")
+        check(rows[0]["object"] in heap.roots, what + ": the path starts at a GC root")
+        check_eq(rows[0]["root_kind"], ",".join(sorted(heap.roots[rows[0]["object"]])), what + ": root kinds")
+        check_eq(rows[-1]["object"], obj, what + ": the path ends at the object")
+        check(rows[-1]["edge_type"] is None and rows[-1]["label"] is None, what + ": nothing after the object")
+        for a, b in zip(rows, rows[1:]):
+            hops = [(heap.edge_types[e["subtype"]]["name"], heap.label(e))
+                    for e in heap.edges_out[a["object"]] if e["dest"] == b["object"]]
+            check((a["edge_type"], a["label"]) in hops,
+                  "%s: step %d -> %d is an edge %r (edges: %r)" % (what, a["step"], b["step"],
+                                                                   (a["edge_type"], a["label"]), hops))
+        for r in rows:
+            check_eq(r["class"], heap.class_of(r["object"]), "%s: class at step %d" % (what, r["step"]))
+    rows = run_query(db, q, {"@id": markers.get("local-of-parked-thread")})
+    check_eq([(r["step"], r["root_kind"]) for r in rows], [(0, "JAVA_FRAME")],
+             "an object held by a stack frame is its own root")
+    rows = run_query(db, q, {"@id": heap.field(statics, "sRef")})
+    check_eq([(r["class"], r["edge_type"], r["label"]) for r in rows[-2:]],
+             [("corpusgen.CorpusHeap$Statics", "static_field", "sRef"),
+              ("corpusgen.CorpusHeap$Marker", None, None)], "the path to Statics.sRef ends through the static")
+    check_eq(run_query(db, q, {"@id": list_node(3000)}), [], "list node 3000 is beyond the default depth")
+    check_eq(run_query(db, q, {"@id": 12345}), [], "no path to an id that is not there")
+
+
+def check_duplicates(qdir, db, heap):
+    q = os.path.join(qdir, "duplicate_strings.sql")
+    rows = run_query(db, q, {"@limit": -1})
+    check(rows and set(rows[0]) == {"text", "chars", "instances", "arrays", "wasted_bytes", "dump"},
+          "duplicate_strings.sql columns")
+    # Independently: String objects by text, their value arrays.
+    by_text = collections.defaultdict(list)
+    for i, n in heap.nodes.items():
+        if n["subtype"] == 2 and "text" in n and n["text"] in heap.strings:
+            by_text[heap.strings[n["text"]]].append(i)
+    want = {}
+    for text, objs in by_text.items():
+        if len(objs) < 2:
+            continue
+        arrays = {heap.field(o, "value") for o in objs} - {None}
+        sizes = [heap.nodes[o]["size"] for o in objs]
+        asizes = [heap.nodes[a]["size"] for a in arrays]
+        want[text] = (len(objs), len(arrays), sum(sizes) - max(sizes) + (sum(asizes) - max(asizes) if asizes else 0))
+    got = {r["text"]: (r["instances"], r["arrays"], r["wasted_bytes"]) for r in rows}
+    check_eq(got, want, "duplicate strings equal the String objects grouped by text")
+    # CorpusHeap: the literal plus two new String("duplicate contents"),
+    # which share the literal's byte[].
+    check_eq(got.get("duplicate contents"), (3, 1, 2 * 24), "duplicate contents: 3 Strings, 1 array")
+    check(all(r["instances"] > 1 for r in rows), "only texts held more than once")
+    check(all(rows[i]["wasted_bytes"] >= rows[i + 1]["wasted_bytes"] for i in range(len(rows) - 1)),
+          "ordered by wasted bytes")
+    check_eq(len(run_query(db, q)), min(50, len(rows)), "default @limit 50")
+
+
+def check_arrays(qdir, db, heap):
+    q = os.path.join(qdir, "biggest_arrays.sql")
+    rows = run_query(db, q)
+    check(rows and set(rows[0]) == {"object", "class", "length", "bytes", "dump"}, "biggest_arrays.sql columns")
+    check_eq(len(rows), 20, "default @limit 20")
+    if rows:
+        check_eq((rows[0]["class"], rows[0]["length"], rows[0]["bytes"]), ("byte[]", 1048576, 1048592),
+                 "the biggest array is CorpusHeap's 1 MiB byte[]")
+    arrays = sorted((n["size"] for n in heap.nodes.values() if n["subtype"] in (3, 4)), reverse=True)
+    check_eq([r["bytes"] for r in rows], arrays[:20], "the 20 largest array sizes")
+    for r in rows:
+        n = heap.nodes[r["object"]]
+        check(n["subtype"] in (3, 4) and n["size"] == r["bytes"] and n["length"] == r["length"]
+              and heap.class_of(r["object"]) == r["class"], "biggest_arrays row %r matches its node" % r)
+    check_eq(len(run_query(db, q, {"@limit": 3})), 3, "@limit 3")
+
+
+def check_query_headers(qdir):
+    for name in ("class_histogram.sql", "referrers.sql", "path_from_root.sql", "duplicate_strings.sql",
+                 "biggest_arrays.sql"):
+        text = open(os.path.join(qdir, name), encoding="utf-8").read()
+        check(text.startswith("-- " + name + ":"), name + " starts with a comment saying what it answers")
+        check("sqlite3 " in text and "schema/queries/" + name in text, name + " says how to run it")
+
+
+def main():
+    if len(sys.argv) != 3:
+        print("usage: test_queries.py HPROF2HEAPDB REPO_ROOT", file=sys.stderr)
+        return 2
+    heapdb_tool, root = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+    ndjson_tool = os.path.join(os.path.dirname(heapdb_tool), "hprof2ndjson")
+    corpus = os.path.join(root, "..", "shared", "corpus")
+    dump = os.path.join(corpus, "hprof", "hotspot17-g1.live.hprof")
+    refs = os.path.join(corpus, "refs")
+    qdir = os.path.join(root, "schema", "queries")
+    if not os.path.exists(dump) or not os.path.exists(os.path.join(refs, "hotspot17-g1.histo.txt")):
+        print("SKIP: %s or its histogram not found (the corpus is in ../shared/corpus beside the repository)" % dump)
+        return SKIP
+    if not shutil.which("sqlite3"):
+        print("SKIP: the sqlite3 program is not installed (apt-get install sqlite3)")
+        return SKIP
+    tmp = tempfile.mkdtemp(prefix="heapfmt-queries-")
+    try:
+        db = os.path.join(tmp, "out.db")
+        nd = os.path.join(tmp, "out.ndjson")
+        ndv = os.path.join(tmp, "values.ndjson")
+        for cmd in ([heapdb_tool, "--force", dump, db], [ndjson_tool, dump, nd], [ndjson_tool, "--values", dump, ndv]):
+            p = subprocess.run(cmd, capture_output=True)
+            if not check(p.returncode == 0, "%s: exit %d: %s" % (" ".join(cmd), p.returncode, p.stderr.decode())):
+                return 1
+        heap = Heap(nd)
+        values_heap = Heap(ndv)
+        check_query_headers(qdir)
+        check_ddl(root, db)
+        check_schema(root, heap, values_heap)
+        check_metadata_documented(root, heap, db)
+        check_histogram(qdir, db, heap, refs)
+        check_referrers(qdir, db, heap)
+        check_path(qdir, db, heap, values_heap)
+        check_duplicates(qdir, db, heap)
+        check_arrays(qdir, db, heap)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print("test_queries: %d checks, %d failed" % (checks, failures))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

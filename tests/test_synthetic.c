@@ -1,0 +1,1381 @@
+/*
+ * Tests on the project's own test inputs (testdata/):
+ *  - each scenario of testdata/hprofgen.c (synthetic HPROF files for cases
+ *    real dumps lack), converted through the library API to SQLite and to
+ *    NDJSON: the ids, names and values hprofgen wrote come out, damaged files
+ *    fail with the right status, offset and tag and leave no output;
+ *  - testdata/hprof/sample.hprof.gz, the dump of testdata/java/HeapSample:
+ *    the values listed in sample.expected.json, and per-class instance counts
+ *    equal to the JVM's own class histogram of the same heap.
+ *
+ * Usage: test_synthetic SCENARIO FILE.hprof OUTDIR
+ *        test_synthetic sample SAMPLE.hprof.gz EXPECTED.json HISTO.txt OUTDIR
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <heapfmt/heapfmt.h>
+#include "testlib.h"
+#include <dirent.h>
+#include <errno.h>
+#include <jansson.h>
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define CHECK_EQ_I(a, b, what) do { long long _a = (a), _b = (b); \
+	CHECK(_a == _b, "%s: got %lld, expected %lld", what, _a, _b); } while (0)
+
+#define NOROW INT64_MIN
+
+/* ---- conversion through the library API ------------------------------- */
+
+enum { SINK_DB, SINK_NDJSON };
+
+typedef struct conv {
+	hf_status st;
+	hf_error err;
+	hf_hprof_stats stats;
+	char msg[512];       /* hf_error_format of err */
+} conv;
+
+static void options(hf_hprof_options *o)
+{
+	hf_hprof_options_init(o);
+	o->values = 1;
+	o->crtime = "2000-01-01T00:00:00Z";
+	o->generator = "test_synthetic";
+}
+
+/* Converts in_path (or, if mem is set, the memory buffer) to out_path. */
+static hf_status convert_ex(const char *in_path, const uint8_t *mem, size_t memsize,
+                            const char *out_path, int kind, const hf_hprof_options *opt, conv *c)
+{
+	memset(c, 0, sizeof *c);
+	unlink(out_path);
+	hf_input *in = NULL;
+	hf_sink *sink = NULL;
+	hf_status st = mem ? hf_input_open_memory(&in, mem, memsize, &c->err)
+	                   : hf_input_open(&in, in_path, &c->err);
+	if (!st) {
+		if (kind == SINK_DB) {
+			hf_heapdb_options o = { 1, 0 };
+			st = hf_heapdb_sink_open(&sink, out_path, &o, &c->err);
+		} else {
+			st = hf_ndjson_sink_open(&sink, out_path, &c->err);
+		}
+	}
+	if (!st)
+		st = hf_hprof_read(in, sink, opt, &c->stats, &c->err);
+	if (!st)
+		st = hf_sink_finish(sink, &c->err);
+	if (sink)
+		hf_sink_destroy(sink, st == HF_OK);
+	if (in)
+		hf_input_close(in);
+	c->st = st;
+	if (st)
+		hf_error_format(&c->err, c->msg, sizeof c->msg);
+	return st;
+}
+
+static hf_status convert(const char *in_path, const char *out_path, int kind,
+                         const hf_hprof_options *opt, conv *c)
+{
+	return convert_ex(in_path, NULL, 0, out_path, kind, opt, c);
+}
+
+/* Converts data read through a FIFO (input that cannot be read twice), fed
+ * by a child process. */
+static hf_status convert_fifo(const char *fifo, const uint8_t *data, size_t size,
+                              const char *out_path, const hf_hprof_options *opt, conv *c)
+{
+	unlink(fifo);
+	if (mkfifo(fifo, 0600) != 0) {
+		CHECK(0, "mkfifo %s: %s", fifo, strerror(errno));
+		return HF_ERR_IO;
+	}
+	pid_t pid = fork();
+	if (pid == 0) {
+		int fd = open(fifo, O_WRONLY);
+		size_t done = 0;
+		while (fd >= 0 && done < size) {
+			ssize_t w = write(fd, data + done, size - done);
+			if (w <= 0)
+				break;
+			done += (size_t)w;
+		}
+		_exit(done == size ? 0 : 1);
+	}
+	CHECK(pid > 0, "fork: %s", strerror(errno));
+	if (pid < 0)
+		return HF_ERR_IO;
+	hf_status st = convert(fifo, out_path, SINK_DB, opt, c);
+	int ws = 0;
+	waitpid(pid, &ws, 0);
+	CHECK(WIFEXITED(ws) && WEXITSTATUS(ws) == 0, "the FIFO writer wrote everything");
+	unlink(fifo);
+	return st;
+}
+
+/* ---- SQLite helpers ---------------------------------------------------- */
+
+static char *vsql(const char *fmt, va_list ap)
+{
+	return sqlite3_vmprintf(fmt, ap);
+}
+
+/* First column of the first row as an integer; NOROW if none or NULL. */
+static int64_t qi(sqlite3 *db, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *sql = vsql(fmt, ap);
+	va_end(ap);
+	sqlite3_stmt *st = NULL;
+	int64_t v = NOROW;
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		CHECK(0, "SQL error: %s in: %s", sqlite3_errmsg(db), sql);
+	else if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_free(sql);
+	return v;
+}
+
+/* First column of the first row as text (in one of a few rotating buffers);
+ * NULL if none or NULL. */
+static const char *qs(sqlite3 *db, const char *fmt, ...)
+{
+	static char bufs[8][1024];
+	static int next;
+	va_list ap;
+	va_start(ap, fmt);
+	char *sql = vsql(fmt, ap);
+	va_end(ap);
+	sqlite3_stmt *st = NULL;
+	const char *ret = NULL;
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+		CHECK(0, "SQL error: %s in: %s", sqlite3_errmsg(db), sql);
+	} else if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+		char *b = bufs[next++ % 8];
+		snprintf(b, sizeof bufs[0], "%s", (const char *)sqlite3_column_text(st, 0));
+		ret = b;
+	}
+	sqlite3_finalize(st);
+	sqlite3_free(sql);
+	return ret;
+}
+
+/* Views that name things: classes by Java name, nodes with their class name,
+ * edges with their label's text, instances with their String text. */
+static const char views[] =
+	"CREATE TEMP VIEW cls AS SELECT c.node_identifier AS id, c.dump AS dump, s.data AS name,"
+	" n.data AS raw_name FROM node_class c LEFT JOIN strings s ON s.stringid = c.java_name"
+	" LEFT JOIN strings n ON n.stringid = c.name;"
+	"CREATE TEMP VIEW obj AS SELECT n.identifier AS id, n.dump AS dump, n.nodetypeid AS subtype,"
+	" n.class AS class, n.size AS size, n.heap AS heap,"
+	" (SELECT name FROM cls WHERE cls.id = n.class AND cls.dump = n.dump) AS cname FROM node n;"
+	"CREATE TEMP VIEW fedge AS SELECT e.edgetypeid AS subtype, e.source AS source, e.dest AS dest,"
+	" e.label AS label, e.dump AS dump, s.data AS name FROM edge e"
+	" LEFT JOIN strings s ON s.stringid = e.label AND e.edgetypeid IN (1, 2);"
+	"CREATE TEMP VIEW txt AS SELECT i.node_identifier AS id, i.dump AS dump, i.text AS sid,"
+	" s.data AS text FROM node_instance i LEFT JOIN strings s ON s.stringid = i.text;"
+	"CREATE TEMP VIEW root AS SELECT * FROM hprof_gc_root;";
+
+static sqlite3 *db_open(const char *path)
+{
+	sqlite3 *db = NULL;
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
+		CHECK(0, "cannot open %s: %s", path, db ? sqlite3_errmsg(db) : "?");
+		sqlite3_close(db);
+		return NULL;
+	}
+	char *msg = NULL;
+	if (sqlite3_exec(db, views, NULL, NULL, &msg) != SQLITE_OK) {
+		CHECK(0, "views: %s", msg ? msg : "?");
+		sqlite3_free(msg);
+	}
+	return db;
+}
+
+static const char *meta(sqlite3 *db, const char *key)
+{
+	return qs(db, "SELECT value FROM metadata WHERE key = %Q", key);
+}
+
+static const char *text_of(sqlite3 *db, uint64_t id, int dump)
+{
+	return qs(db, "SELECT text FROM txt WHERE id = %lld AND dump = %d", (long long)id, dump);
+}
+
+static const char *class_of(sqlite3 *db, uint64_t id)
+{
+	return qs(db, "SELECT cname FROM obj WHERE id = %lld AND dump = 0", (long long)id);
+}
+
+/* Number of edges of subtype from source to dest (named name, if given). */
+static int64_t edges(sqlite3 *db, int subtype, uint64_t src, uint64_t dst, const char *name)
+{
+	if (name)
+		return qi(db, "SELECT count(*) FROM fedge WHERE subtype = %d AND source = %lld AND dest = %lld"
+		          " AND name = %Q", subtype, (long long)src, (long long)dst, name);
+	return qi(db, "SELECT count(*) FROM fedge WHERE subtype = %d AND source = %lld AND dest = %lld",
+	          subtype, (long long)src, (long long)dst);
+}
+
+static int64_t count_nodes(sqlite3 *db, int subtype)
+{
+	return qi(db, "SELECT count(*) FROM node WHERE nodetypeid = %d", subtype);
+}
+
+/* A primitive field (from the values JSON) of instance id in dump 0. */
+static int64_t field_value(sqlite3 *db, uint64_t id, const char *field)
+{
+	return qi(db, "SELECT json_extract(\"values\", '$.' || %Q) FROM node_instance"
+	          " WHERE node_identifier = %lld AND dump = 0", field, (long long)id);
+}
+
+/* ---- checks every successful conversion passes ------------------------- */
+
+static void ndjson_counts(const char *path, int64_t nodes[5], int64_t *nedges, int64_t *nstrings,
+                          int64_t *nroots, int64_t *nlines)
+{
+	memset(nodes, 0, 5 * sizeof *nodes);
+	*nedges = *nstrings = *nroots = *nlines = 0;
+	FILE *f = fopen(path, "r");
+	CHECK(f != NULL, "open %s", path);
+	if (!f)
+		return;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	int bad = 0;
+	while ((n = getline(&line, &cap, f)) > 0) {
+		(*nlines)++;
+		json_error_t je;
+		json_t *j = json_loadb(line, (size_t)n, 0, &je);
+		const char *rec = j ? json_string_value(json_object_get(j, "record")) : NULL;
+		if (!rec) {
+			if (bad++ < 3)
+				CHECK(0, "NDJSON line %lld is a JSON object with a record: %.80s", (long long)*nlines, line);
+		} else if (!strcmp(rec, "node")) {
+			json_int_t t = json_integer_value(json_object_get(j, "subtype"));
+			if (t >= 1 && t <= 4)
+				nodes[t]++;
+			else
+				nodes[0]++;
+		} else if (!strcmp(rec, "edge")) {
+			(*nedges)++;
+		} else if (!strcmp(rec, "string")) {
+			(*nstrings)++;
+		} else if (!strcmp(rec, "hprof.gc_root")) {
+			(*nroots)++;
+		}
+		json_decref(j);
+	}
+	free(line);
+	fclose(f);
+}
+
+/* The two writers got the same records; the stats agree; references hold. */
+static void check_common(sqlite3 *db, const char *ndjson, const conv *c)
+{
+	CHECK_STR(meta(db, "heapfmt.complete"), "true", "metadata heapfmt.complete");
+	CHECK_STR(meta(db, "generator"), "test_synthetic (heapfmt " HEAPFMT_VERSION ")", "generator");
+	int64_t nodes[5], ne, ns, nr, nl;
+	ndjson_counts(ndjson, nodes, &ne, &ns, &nr, &nl);
+	CHECK(nl > 0, "NDJSON has lines");
+	CHECK_EQ_I(nodes[0], 0, "NDJSON nodes of an unknown subtype");
+	for (int t = 1; t <= 4; t++) {
+		char what[64];
+		snprintf(what, sizeof what, "NDJSON nodes of subtype %d vs SQLite", t);
+		CHECK_EQ_I(nodes[t], count_nodes(db, t), what);
+	}
+	CHECK_EQ_I(ne, qi(db, "SELECT count(*) FROM edge"), "NDJSON edges vs SQLite");
+	CHECK_EQ_I(ns, qi(db, "SELECT count(*) FROM strings"), "NDJSON strings vs SQLite");
+	CHECK_EQ_I(nr, qi(db, "SELECT count(*) FROM hprof_gc_root"), "NDJSON roots vs SQLite");
+	CHECK_EQ_I(c->stats.classes, nodes[1], "stats.classes");
+	CHECK_EQ_I(c->stats.instances, nodes[2], "stats.instances");
+	CHECK_EQ_I(c->stats.object_arrays, nodes[3], "stats.object_arrays");
+	CHECK_EQ_I(c->stats.primitive_arrays, nodes[4], "stats.primitive_arrays");
+	CHECK_EQ_I(c->stats.edges, ne, "stats.edges");
+	CHECK_EQ_I(c->stats.roots, nr, "stats.roots");
+	CHECK_EQ_I(c->stats.strings, ns, "stats.strings");
+	CHECK_STR(meta(db, "hprof.dumps"), qs(db, "SELECT %lld", (long long)c->stats.dumps), "hprof.dumps vs stats");
+	/* Field and static edges are labelled with a name that exists. */
+	CHECK_EQ_I(qi(db, "SELECT count(*) FROM fedge WHERE subtype IN (1, 2) AND name IS NULL"), 0,
+	           "field edges whose label names no string");
+	/* Every object's class is a class node of its dump (class 0: unknown). */
+	CHECK_EQ_I(qi(db, "SELECT count(*) FROM node n WHERE n.nodetypeid <> 1 AND n.class <> 0 AND"
+	              " NOT EXISTS (SELECT 1 FROM node_class c WHERE c.node_identifier = n.class AND c.dump = n.dump)"),
+	           0, "objects whose class node is missing");
+	int64_t dangling = qi(db, "SELECT count(*) FROM node_instance i WHERE i.text IS NOT NULL AND"
+	                      " NOT EXISTS (SELECT 1 FROM strings s WHERE s.stringid = i.text)");
+	CHECK(dangling == 0,
+	          "%lld instance(s) name a text string that was never written (String whose array is not in the dump)",
+	          (long long)dangling);
+}
+
+/* The same input converted with other options (vo) gives the same graph:
+ * nodes, edges (labels by name) and String texts.  Used with a string cache
+ * too small to keep any array (Strings that come after their array are then
+ * resolved by a second pass over the input) and with a deferred-instance
+ * spool of one byte (it goes to a temporary file at once). */
+static void check_variant(const char *db_path, const char *in_path, const uint8_t *mem,
+                          size_t memsize, const char *var_path, const conv *c,
+                          const hf_hprof_options *vo, const char *how, int known_diffs)
+{
+	conv cv;
+	hf_status st = convert_ex(in_path, mem, memsize, var_path, SINK_DB, vo, &cv);
+	CHECK(st == HF_OK, "convert with %s (%s input): %s", how, mem ? "memory" : "file", cv.msg);
+	if (st)
+		return;
+	char what[160];
+	snprintf(what, sizeof what, "String texts decoded with %s", how);
+	CHECK_EQ_U(cv.stats.string_texts, c->stats.string_texts, what);
+	snprintf(what, sizeof what, "unresolved Strings with %s", how);
+	CHECK_EQ_U(cv.stats.unresolved_strings, c->stats.unresolved_strings, what);
+	sqlite3 *db = db_open(db_path);
+	if (!db)
+		return;
+	char *sql = sqlite3_mprintf("ATTACH %Q AS var", var_path);
+	CHECK(sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK, "attach %s", var_path);
+	sqlite3_free(sql);
+	int64_t diff = qi(db, "SELECT count(*) FROM node_instance a LEFT JOIN var.node_instance b"
+	                  " ON b.node_identifier = a.node_identifier AND b.dump = a.dump"
+	                  " LEFT JOIN strings sa ON sa.stringid = a.text"
+	                  " LEFT JOIN var.strings sb ON sb.stringid = b.text WHERE sa.data IS NOT sb.data");
+	snprintf(what, sizeof what, "instances whose text differs with %s", how);
+	if (known_diffs) {
+		CHECK(diff <= known_diffs, "%s: %lld", what, (long long)diff);
+		CHECK(diff == 0, "%s: %lld", what, (long long)diff);
+	} else {
+		CHECK_EQ_I(diff, 0, what);
+	}
+	static const char nodes[] = "SELECT identifier, dump, nodetypeid, class, size, heap FROM %snode";
+	static const char edges_[] = "SELECT e.edgetypeid, e.source, e.dest, e.dump,"
+		" CASE WHEN e.edgetypeid IN (1, 2) THEN s.data ELSE e.label END"
+		" FROM %sedge e LEFT JOIN %sstrings s ON s.stringid = e.label";
+	char a[512], b[512], q[1200];
+	for (int k = 0; k < 2; k++) {
+		const char *x = k ? "var." : "", *y = k ? "" : "var.";
+		snprintf(a, sizeof a, nodes, x);
+		snprintf(b, sizeof b, nodes, y);
+		snprintf(q, sizeof q, "SELECT count(*) FROM (%s EXCEPT %s)", a, b);
+		snprintf(what, sizeof what, "nodes only %s %s", k ? "with" : "without", how);
+		CHECK_EQ_I(qi(db, "%s", q), 0, what);
+		snprintf(a, sizeof a, edges_, x, x);
+		snprintf(b, sizeof b, edges_, y, y);
+		snprintf(q, sizeof q, "SELECT count(*) FROM (%s EXCEPT %s)", a, b);
+		snprintf(what, sizeof what, "edges only %s %s", k ? "with" : "without", how);
+		CHECK_EQ_I(qi(db, "%s", q), 0, what);
+	}
+	CHECK_EQ_I(qi(db, "SELECT count(*) FROM var.edge"), qi(db, "SELECT count(*) FROM edge"), "edge count");
+	snprintf(what, sizeof what, "warnings with %s", how);
+	CHECK_STR(qs(db, "SELECT value FROM var.metadata WHERE key = 'hprof.warnings'"),
+	          meta(db, "hprof.warnings"), what);
+	sqlite3_close(db);
+}
+
+static void check_second_pass(const char *db_path, const char *in_path, const uint8_t *mem,
+                              size_t memsize, const char *var_path, const conv *c, int known_diffs)
+{
+	hf_hprof_options o;
+	options(&o);
+	o.string_cache = 16;
+	check_variant(db_path, in_path, mem, memsize, var_path, c, &o, "a 16-byte string cache",
+	              known_diffs);
+}
+
+static void check_spool_file(const char *db_path, const char *in_path, const char *var_path,
+                             const conv *c)
+{
+	hf_hprof_options o;
+	options(&o);
+	o.spool_memory = 1;
+	check_variant(db_path, in_path, NULL, 0, var_path, c, &o, "deferred instances spooled to a file", 0);
+}
+
+/* ---- scenario checks ----------------------------------------------------- */
+
+static void check_android4(sqlite3 *db, const conv *c)
+{
+	(void)c;
+	CHECK_STR(meta(db, "hprof.header"), "JAVA PROFILE 1.0.3", "header");
+	CHECK_STR(meta(db, "hprof.vm"), "android", "vm");
+	CHECK_STR(meta(db, "hprof.id_size"), "4", "id size");
+	CHECK_STR(meta(db, "hprof.warnings"), "0", "warnings");
+	CHECK_EQ_I(count_nodes(db, 1), 7, "classes");
+	CHECK_EQ_I(count_nodes(db, 2), 3, "instances");
+	CHECK_EQ_I(count_nodes(db, 3), 0, "object arrays");
+	CHECK_EQ_I(count_nodes(db, 4), 6, "primitive arrays");
+	/* Heaps: one record per heap though 'app' is named twice. */
+	CHECK_EQ_I(qi(db, "SELECT count(*) FROM hprof_heap"), 3, "hprof.heap records");
+	CHECK_STR(qs(db, "SELECT s.data FROM hprof_heap h JOIN strings s ON s.stringid = h.name WHERE h.heap = 73"),
+	          "image", "heap 73 ('I')");
+	CHECK_STR(qs(db, "SELECT s.data FROM hprof_heap h JOIN strings s ON s.stringid = h.name WHERE h.heap = 90"),
+	          "zygote", "heap 90 ('Z')");
+	CHECK_STR(qs(db, "SELECT s.data FROM hprof_heap h JOIN strings s ON s.stringid = h.name WHERE h.heap = 65"),
+	          "app", "heap 65 ('A')");
+	static const struct { uint32_t id; int heap; } heaps[] = {
+		{ 0x6F000000, 73 }, { 0x6F000200, 73 }, { 0x70001000, 90 }, { 0x70001001, 90 },
+		{ 0x12C00000, 90 }, { 0x12C0000C, 90 }, { 0x13000000, 65 }, { 0x13000100, 65 },
+		{ 0x1300010C, 65 }, { 0x13000200, 65 }, { 0x13000300, 65 }, { 0x13000400, 0 },
+	};
+	for (size_t i = 0; i < sizeof heaps / sizeof *heaps; i++) {
+		char what[64];
+		snprintf(what, sizeof what, "heap of 0x%X", (unsigned)heaps[i].id);
+		CHECK_EQ_I(qi(db, "SELECT heap FROM node WHERE identifier = %lld", (long long)heaps[i].id),
+		           heaps[i].heap, what);
+	}
+	/* Class names as Android writes them are already the Java form. */
+	CHECK_STR(class_of(db, 0x1300010C), "char[]", "class of the char[]");
+	CHECK_STR(class_of(db, 0x12C0000C), "byte[]", "class of the compressed String's byte[]");
+	CHECK_STR(class_of(db, 0x13000200), "int[]", "class of the NODATA int[]");
+	CHECK_STR(class_of(db, 0x13000000), "com.example.Thing", "class of the Thing");
+	CHECK_EQ_I(qi(db, "SELECT count(*) FROM node_class WHERE name <> java_name"), 0,
+	           "Android class names need no second Java-form string");
+	CHECK_EQ_I(qi(db, "SELECT count(*) FROM node WHERE nodetypeid = 1 AND class <> %d", 0x6F000100), 0,
+	           "class nodes whose class is not java.lang.Class");
+	/* The class overhead byte[] (id class|1) and the statics. */
+	CHECK_EQ_I(qi(db, "SELECT length FROM node_primitive_array WHERE node_identifier = %d", 0x70001001), 12,
+	           "overhead byte[] length");
+	CHECK_STR(qs(db, "SELECT element_type FROM node_primitive_array WHERE node_identifier = %d", 0x70001001),
+	          "byte", "overhead array element type");
+	CHECK_EQ_I(edges(db, 2, 0x70001000, 0x70001001, "$classOverhead"), 1, "static $classOverhead edge");
+	CHECK_EQ_I(edges(db, 2, 0x70001000, 0x13000000, "INSTANCE"), 1, "static INSTANCE edge");
+	CHECK_EQ_I(qi(db, "SELECT static_count FROM node_class WHERE node_identifier = %d", 0x70001000), 3,
+	           "Thing static count");
+	/* NODATA: length known, contents not. */
+	CHECK_EQ_I(qi(db, "SELECT nodata FROM node_primitive_array WHERE node_identifier = %d", 0x13000200), 1,
+	           "nodata flag");
+	CHECK_EQ_I(qi(db, "SELECT length FROM node_primitive_array WHERE node_identifier = %d", 0x13000200), 50,
+	           "nodata length");
+	CHECK_EQ_I(qi(db, "SELECT \"values\" IS NULL FROM node_primitive_array WHERE node_identifier = %d",
+	              0x13000200), 1, "a NODATA array has no values");
+	CHECK_EQ_I(qi(db, "SELECT count(*) FROM node_primitive_array WHERE nodata = 1"), 1, "one NODATA array");
+	/* ART Strings: compressed (byte[]) and UTF-16 (char[]). */
+	CHECK_STR(text_of(db, 0x12C00000, 0), "hello", "compressed String text");
+	CHECK_STR(text_of(db, 0x13000100, 0), "\xD0\x96\xD1\x83\xD0\xBA", "UTF-16 String text (Жук)");
+	CHECK_EQ_I(edges(db, 1, 0x12C00000, 0x12C0000C, "value"), 1, "String value edge");
+	CHECK_EQ_I(edges(db, 1, 0x12C00000, 0x6F000200, "shadow$_klass_"), 1, "String shadow$_klass_ edge");
+	CHECK_EQ_I(edges(db, 1, 0x13000000, 0x13000100, "label"), 1, "Thing label edge");
+	CHECK_EQ_I(field_value(db, 0x13000000, "size"), 42, "Thing.size");
+	CHECK_EQ_I(field_value(db, 0x12C00000, "count"), 5, "String.count");
+	CHECK_EQ_I(qi(db, "SELECT size FROM node WHERE identifier = %d", 0x13000000), 16,
+	           "Android instance size = the class's instance size");
+	/* Roots by kind. */
+	CHECK_EQ_I(qi(db, "SELECT count(*) FROM root"), 10, "roots");
+	static const struct { const char *kind; uint32_t obj; int heap; } roots[] = {
+		{ "INTERNED_STRING", 0x12C00000, 0 }, { "FINALIZING", 0x13000000, 0 },
+		{ "DEBUGGER", 0x13000100, 0 }, { "REFERENCE_CLEANUP", 0x13000300, 0 },
+		{ "VM_INTERNAL", 0x6F000000, 0 }, { "VM_INTERNAL", 0x12C00000, 0 },
+		{ "VM_INTERNAL", 0x70001000, 90 }, { "JNI_MONITOR", 0x13000000, 0 },
+		{ "UNREACHABLE", 0x13000200, 0 }, { "JNI_GLOBAL", 0x13000000, 0 },
+	};
+	for (size_t i = 0; i < sizeof roots / sizeof *roots; i++) {
+		char what[96];
+		snprintf(what, sizeof what, "root %s 0x%X (heap %d)", roots[i].kind, (unsigned)roots[i].obj,
+		         roots[i].heap);
+		CHECK_EQ_I(qi(db, "SELECT count(*) FROM root WHERE kind = %Q AND object = %lld AND heap = %d",
+		              roots[i].kind, (long long)roots[i].obj, roots[i].heap), 1, what);
+	}
+	CHECK_EQ_I(qi(db, "SELECT thread_serial FROM root WHERE kind = 'JNI_MONITOR'"), 7, "JNI_MONITOR thread");
+	CHECK_EQ_I(qi(db, "SELECT frame FROM root WHERE kind = 'JNI_MONITOR'"), -1, "JNI_MONITOR frame 0xFFFFFFFF");
+	CHECK_EQ_I(qi(db, "SELECT jni_ref FROM root WHERE kind = 'JNI_GLOBAL'"), 0, "JNI_GLOBAL ref id");
+}
+
+static void check_instances_first(sqlite3 *db, const conv *c)
+{
+	CHECK_STR(meta(db, "heapfmt.deferred_instances"), "3", "deferred instances");
+	CHECK_EQ_I(c->stats.deferred_instances, 3, "stats.deferred_instances");
+	CHECK_STR(meta(db, "hprof.warnings"), "0", "warnings");
+	CHECK_STR(meta(db, "heapfmt.unresolved_strings"), "0", "unresolved strings");
+	CHECK_EQ_I(count_nodes(db, 1), 6, "classes");
+	CHECK_EQ_I(count_nodes(db, 2), 4, "instances");
+	CHECK_EQ_I(count_nodes(db, 3), 1, "object arrays");
+	CHECK_EQ_I(count_nodes(db, 4), 2, "primitive arrays");
+	CHECK_STR(class_of(db, 0x5000), "com.example.Sub", "class of 0x5000");
+	CHECK_STR(class_of(db, 0x5010), "com.example.Sub", "class of 0x5010");
+	CHECK_STR(class_of(db, 0x5100), "java.lang.String", "class of 0x5100");
+	CHECK_STR(class_of(db, 0x6000), "java.lang.Object[]", "class of 0x6000");
+	CHECK_STR(class_of(db, 0x5200), "char[]", "class of 0x5200");
+	CHECK_STR(text_of(db, 0x5100, 0), "early", "String before its array and its class");
+	CHECK_STR(text_of(db, 0x5300, 0), "cached", "String after its array, before its class");
+	/* Fields over the class chain, decoded once Base (dumped last) is known. */
+	CHECK_EQ_I(edges(db, 1, 0x5000, 0x5100, "name"), 1, "Sub.name");
+	CHECK_EQ_I(edges(db, 1, 0x5000, 0x5000, "other"), 1, "Base.other (self)");
+	CHECK_EQ_I(edges(db, 1, 0x5010, 0x5000, "other"), 1, "Base.other of 0x5010");
+	CHECK_EQ_I(qi(db, "SELECT count(*) FROM edge WHERE source = %d AND edgetypeid = 1", 0x5010), 1,
+	           "0x5010 has one reference (name is null)");
+	CHECK_EQ_I(edges(db, 1, 0x5100, 0x5200, "value"), 1, "String.value");
+	CHECK_EQ_I(field_value(db, 0x5000, "n"), 42, "Sub.n of 0x5000");
+	CHECK_EQ_I(field_value(db, 0x5000, "base"), 7, "Base.base of 0x5000");
+	CHECK_EQ_I(field_value(db, 0x5010, "n"), 43, "Sub.n of 0x5010");
+	CHECK_EQ_I(field_value(db, 0x5010, "base"), 8, "Base.base of 0x5010");
+	CHECK_EQ_I(edges(db, 4, 0x200, 0x100, NULL), 1, "Sub super Base");
+	CHECK_EQ_I(edges(db, 4, 0x100, 0x50, NULL), 1, "Base super Object");
+	CHECK_EQ_I(qi(db, "SELECT dest FROM edge WHERE source = %d AND edgetypeid = 3 AND label = 0", 0x6000),
+	           0x5000, "element 0");
+	CHECK_EQ_I(qi(db, "SELECT dest FROM edge WHERE source = %d AND edgetypeid = 3 AND label = 1", 0x6000),
+	           0x5300, "element 1");
+	/* HotSpot 32-bit model: 8-byte header + 4+4+8+4 field bytes, aligned to 8. */
+	CHECK_EQ_I(qi(db, "SELECT size FROM node WHERE identifier = %d", 0x5000), 32, "Sub size");
+}
+
+static void check_unknown_tag(sqlite3 *db, const conv *c, const uint8_t *file, size_t size)
+{
+	CHECK_STR(meta(db, "hprof.unknown_tags"), "1", "unknown tags");
+	CHECK_STR(meta(db, "hprof.unknown_tag_list"), "0x55", "unknown tag list");
+	CHECK_STR(meta(db, "hprof.warnings"), "1", "warnings");
+	CHECK_EQ_I(c->stats.unknown_tags, 1, "stats.unknown_tags");
+	const char *w = meta(db, "hprof.warning");
+	CHECK(w && strstr(w, "unknown record tag 0x55"), "warning names the tag: %s", w ? w : "(none)");
+	unsigned long long off = 0;
+	CHECK(w && sscanf(w, "offset %llu", &off) == 1, "warning starts with the offset: %s", w ? w : "(none)");
+	CHECK(off < size && file[off] == 0x55, "the warning's offset %llu is the record's tag byte", off);
+	/* The records after it were read. */
+	CHECK_EQ_I(count_nodes(db, 1), 3, "classes");
+	CHECK_EQ_I(count_nodes(db, 2), 2, "instances");
+	CHECK_STR(class_of(db, 0x1000), "com.example.Item", "class of 0x1000 (LOAD CLASS after the unknown record)");
+	CHECK_EQ_I(edges(db, 1, 0x1000, 0x1010, "next"), 1, "Item.next");
+	CHECK_EQ_I(field_value(db, 0x1010, "n"), 2, "Item.n");
+}
+
+static void check_two_dumps(sqlite3 *db, const conv *c)
+{
+	(void)c;
+	CHECK_STR(meta(db, "hprof.header"), "JAVA PROFILE 1.0.1", "header");
+	CHECK_STR(meta(db, "hprof.dumps"), "2", "dumps");
+	CHECK_EQ_I(qi(db, "SELECT count(*) FROM node WHERE identifier = %d", 0x1000), 2, "0x1000 in both dumps");
+	CHECK_EQ_I(qi(db, "SELECT count(*) FROM node WHERE identifier = %d AND dump = 0", 0x1000), 1, "0x1000 dump 0");
+	CHECK_EQ_I(qi(db, "SELECT count(*) FROM node WHERE identifier = %d AND dump = 1", 0x1000), 1, "0x1000 dump 1");
+	CHECK_EQ_I(qi(db, "SELECT dump FROM node WHERE identifier = %d", 0x1100), 1, "0x1100 only in dump 1");
+	CHECK_EQ_I(qi(db, "SELECT count(*) FROM node WHERE identifier = %d", 0x1100), 1, "0x1100 once");
+	CHECK_EQ_I(qi(db, "SELECT count(*) FROM node WHERE nodetypeid = 1 AND dump = 0"), 5, "classes of dump 0");
+	CHECK_EQ_I(qi(db, "SELECT count(*) FROM node WHERE nodetypeid = 1 AND dump = 1"), 5, "classes of dump 1");
+	CHECK_EQ_I(qi(db, "SELECT count(*) FROM node WHERE dump = 0"), 9, "nodes of dump 0");
+	CHECK_EQ_I(qi(db, "SELECT count(*) FROM node WHERE dump = 1"), 10, "nodes of dump 1");
+	CHECK_EQ_I(qi(db, "SELECT count(*) FROM fedge WHERE source = %d AND dest = %d AND name = 'next' AND dump = 1",
+	              0x1000, 0x1100), 1, "0x1000.next in dump 1");
+	CHECK_EQ_I(qi(db, "SELECT count(*) FROM edge WHERE edgetypeid = 1 AND dump = 0"), 1,
+	           "field edges in dump 0 (the String's value only)");
+	CHECK_EQ_I(qi(db, "SELECT count(*) FROM fedge WHERE source = %d AND dest = %d AND name = 'next' AND dump = 1",
+	              0x1100, 0x1000), 1, "0x1100.next in dump 1");
+	CHECK_EQ_I(qi(db, "SELECT json_extract(\"values\", '$.n') FROM node_instance WHERE node_identifier = %d"
+	              " AND dump = 0", 0x1000), 1, "0x1000.n in dump 0");
+	CHECK_EQ_I(qi(db, "SELECT json_extract(\"values\", '$.n') FROM node_instance WHERE node_identifier = %d"
+	              " AND dump = 1", 0x1000), 2, "0x1000.n in dump 1");
+	CHECK_EQ_I(qi(db, "SELECT length FROM node_primitive_array WHERE node_identifier = %d AND dump = 0", 0x2000),
+	           1, "int[] length in dump 0");
+	CHECK_EQ_I(qi(db, "SELECT length FROM node_primitive_array WHERE node_identifier = %d AND dump = 1", 0x2000),
+	           2, "int[] length in dump 1");
+	CHECK_STR(qs(db, "SELECT \"values\" FROM node_primitive_array WHERE node_identifier = %d AND dump = 1", 0x2000),
+	          "[10,20]", "int[] values in dump 1");
+	CHECK_EQ_I(qi(db, "SELECT jni_ref FROM root WHERE dump = 0"), 0xAAA0, "root of dump 0");
+	CHECK_EQ_I(qi(db, "SELECT jni_ref FROM root WHERE dump = 1"), 0xAAA1, "root of dump 1");
+	CHECK_EQ_I(qi(db, "SELECT count(*) FROM hprof_class_field"), 3, "class fields listed once per class");
+	/* The same String and char[] ids hold other texts in the two dumps. */
+	CHECK_STR(text_of(db, 0x4000, 0), "first", "String text in dump 0 (char[] before the String)");
+	const char *t1 = text_of(db, 0x4000, 1);
+	CHECK(t1 && !strcmp(t1, "second"),
+	          "String 0x4000 in dump 1 (its char[] 0x3000 comes after it) reads \"%s\", expected \"second\":"
+	          " the array cache is not per dump", t1 ? t1 : "(null)");
+	CHECK(t1 != NULL, "String text in dump 1");
+}
+
+/* two-dumps again, selecting one dump with hf_hprof_options.dump_index. */
+static void check_two_dumps_select(const char *file, const char *dir)
+{
+	for (int d = 0; d < 2; d++) {
+		char out[1200];
+		snprintf(out, sizeof out, "%s/dump%d.db", dir, d);
+		hf_hprof_options o;
+		options(&o);
+		o.dump_index = d;
+		conv c;
+		hf_status st = convert(file, out, SINK_DB, &o, &c);
+		CHECK(st == HF_OK, "convert dump %d only: %s", d, c.msg);
+		if (st)
+			continue;
+		sqlite3 *db = db_open(out);
+		if (!db)
+			continue;
+		CHECK_EQ_I(qi(db, "SELECT count(*) FROM node"), d ? 10 : 9, "nodes of the selected dump");
+		CHECK_EQ_I(qi(db, "SELECT count(*) FROM node WHERE dump <> %d", d), 0, "nodes of the other dump");
+		CHECK_EQ_I(qi(db, "SELECT count(*) FROM edge WHERE dump <> %d", d), 0, "edges of the other dump");
+		CHECK_EQ_I(qi(db, "SELECT count(*) FROM root"), 1, "roots of the selected dump");
+		CHECK_EQ_I(qi(db, "SELECT jni_ref FROM root"), d ? 0xAAA1 : 0xAAA0, "root of the selected dump");
+		CHECK_EQ_I(qi(db, "SELECT json_extract(\"values\", '$.n') FROM node_instance WHERE node_identifier = %d",
+		              0x1000), d ? 2 : 1, "0x1000.n of the selected dump");
+		CHECK_STR(text_of(db, 0x4000, d), d ? "second" : "first", "String text of the selected dump");
+		sqlite3_close(db);
+	}
+}
+
+static void check_segments(sqlite3 *db, const conv *c)
+{
+	CHECK_STR(meta(db, "hprof.header"), "JAVA PROFILE 1.0.2", "header");
+	CHECK_STR(meta(db, "hprof.dumps"), "1", "dumps");
+	CHECK_STR(meta(db, "hprof.warnings"), "0", "warnings");
+	CHECK_EQ_I(c->stats.heap_records, 5, "heap records (segments)");
+	CHECK_EQ_I(count_nodes(db, 1), 6, "classes");
+	CHECK_EQ_I(count_nodes(db, 2), 4, "instances");
+	CHECK_EQ_I(count_nodes(db, 3), 1, "object arrays");
+	CHECK_EQ_I(count_nodes(db, 4), 2, "primitive arrays");
+	CHECK_EQ_I(qi(db, "SELECT count(*) FROM node WHERE dump <> 0"), 0, "every node in dump 0");
+	CHECK_STR(text_of(db, 0x2000, 0), "segmented", "String whose byte[] is in a later segment");
+	CHECK_EQ_I(edges(db, 1, 0x1000, 0x1010, "next"), 1, "0x1000.next");
+	CHECK_EQ_I(edges(db, 1, 0x1010, 0x1020, "next"), 1, "0x1010.next");
+	CHECK_EQ_I(qi(db, "SELECT count(*) FROM edge WHERE source = %d AND edgetypeid = 1", 0x1020), 0,
+	           "0x1020.next is null");
+	CHECK_EQ_I(field_value(db, 0x1020, "n"), 3, "0x1020.n");
+	CHECK_STR(qs(db, "SELECT group_concat(label) FROM (SELECT label FROM edge WHERE source = %d"
+	             " AND edgetypeid = 3 ORDER BY label)", 0x3000), "0,2", "non-null elements");
+	CHECK_EQ_I(qi(db, "SELECT length FROM node_object_array WHERE node_identifier = %d", 0x3000), 3,
+	           "Object[] length");
+	CHECK_STR(qs(db, "SELECT \"values\" FROM node_primitive_array WHERE node_identifier = %d", 0x3100),
+	          "[1,2,3,4,5]", "int[] values");
+	CHECK_EQ_I(qi(db, "SELECT count(*) FROM root"), 2, "roots");
+	CHECK_EQ_I(qi(db, "SELECT object FROM root WHERE kind = 'STICKY_CLASS'"), 0x200, "sticky class root");
+	CHECK_EQ_I(qi(db, "SELECT jni_ref FROM root WHERE kind = 'JNI_GLOBAL' AND object = %d", 0x3000), 0x9999,
+	           "JNI global root");
+}
+
+static void check_id8(sqlite3 *db, const conv *c)
+{
+	(void)c;
+	const long long C = 0x712000000LL, O = 0x712100000LL;
+	CHECK_STR(meta(db, "hprof.id_size"), "8", "id size");
+	CHECK_STR(meta(db, "hprof.compressed_oops"), "true", "compressed oops (ids below 32 GiB)");
+	CHECK_STR(meta(db, "hprof.warnings"), "0", "warnings");
+	CHECK_STR(qs(db, "SELECT name FROM cls WHERE id = %lld", C + 0x100), "java.lang.String", "String class");
+	CHECK_STR(qs(db, "SELECT raw_name FROM cls WHERE id = %lld", C + 0x100), "java/lang/String",
+	          "String class as written");
+	CHECK_STR(qs(db, "SELECT name FROM cls WHERE id = %lld", C + 0x300), "java.lang.String[]",
+	          "[Ljava/lang/String; in Java form");
+	CHECK_STR(qs(db, "SELECT name FROM cls WHERE id = %lld", C + 0x200), "byte[]", "[B in Java form");
+	CHECK_EQ_I(qi(db, "SELECT count(*) FROM node WHERE nodetypeid = 1 AND class <> %lld", C + 0x500), 0,
+	           "class nodes whose class is not java.lang.Class");
+	CHECK_STR(text_of(db, O, 0), "na\xC3\xAFve caf\xC3\xA9", "LATIN1 String (naïve café)");
+	CHECK_STR(text_of(db, O + 0x100, 0), "\xCE\xA9mega \xF0\x9F\x98\x80", "UTF16 String (Ωmega 😀)");
+	CHECK_STR(text_of(db, O + 0x200, 0), "", "empty String");
+	CHECK_EQ_I(field_value(db, O + 0x100, "coder"), 1, "coder of the UTF16 String");
+	CHECK_EQ_I(field_value(db, O + 0x100, "hash"), 0x12345678, "hash of the UTF16 String");
+	CHECK_EQ_I(field_value(db, O + 0x400, "big"), 0x0123456789ABCDEFLL, "Holder.big");
+	CHECK_EQ_I(edges(db, 2, C + 0x400, O + 0x300, "TEXTS"), 1, "static TEXTS");
+	CHECK_EQ_I(edges(db, 1, O + 0x400, O, "latin"), 1, "Holder.latin");
+	CHECK_EQ_I(edges(db, 1, O + 0x400, O + 0x100, "utf16"), 1, "Holder.utf16");
+	CHECK_EQ_I(edges(db, 1, O + 0x100, O + 0x110, "value"), 1, "String.value");
+	CHECK_EQ_I(qi(db, "SELECT json_extract(\"values\", '$.COUNT') FROM node_class WHERE node_identifier = %lld",
+	              C + 0x400), 3, "static COUNT");
+	for (int i = 0; i < 3; i++) {
+		char what[48];
+		snprintf(what, sizeof what, "String[] element %d", i);
+		CHECK_EQ_I(qi(db, "SELECT dest FROM edge WHERE source = %lld AND edgetypeid = 3 AND label = %d",
+		              O + 0x300, i), O + 0x100 * i, what);
+	}
+	/* HotSpot 64-bit, compressed oops: 12-byte header, 4-byte references. */
+	CHECK_EQ_I(qi(db, "SELECT size FROM node WHERE identifier = %lld", O), 24, "String size");
+	CHECK_EQ_I(qi(db, "SELECT size FROM node WHERE identifier = %lld", O + 0x10), 32, "byte[10] size");
+	CHECK_EQ_I(qi(db, "SELECT size FROM node WHERE identifier = %lld", O + 0x210), 16, "byte[0] size");
+	CHECK_EQ_I(qi(db, "SELECT size FROM node WHERE identifier = %lld", O + 0x300), 32, "String[3] size");
+	CHECK_EQ_I(qi(db, "SELECT size FROM node WHERE identifier = %lld", O + 0x400), 32, "Holder size");
+	CHECK_EQ_I(qi(db, "SELECT jni_ref FROM root WHERE kind = 'JNI_GLOBAL'"), 0x7F3A0000BEEFLL, "8-byte JNI ref id");
+	CHECK_EQ_I(qi(db, "SELECT object FROM root WHERE kind = 'STICKY_CLASS'"), C + 0x400, "sticky class root");
+}
+
+static void check_jdk6_strings(sqlite3 *db, const conv *c)
+{
+	(void)c;
+	CHECK_STR(text_of(db, 0x2000, 0), "Hello", "slice [0,5) (String before its char[])");
+	CHECK_STR(text_of(db, 0x2100, 0), "World", "slice [7,12) of the same char[]");
+	CHECK_STR(text_of(db, 0x2200, 0), "Hello, World", "the whole char[]");
+	for (uint32_t s = 0x2000; s <= 0x2200; s += 0x100) {
+		char what[48];
+		snprintf(what, sizeof what, "0x%X.value is the shared char[]", (unsigned)s);
+		CHECK_EQ_I(edges(db, 1, s, 0x3000, "value"), 1, what);
+	}
+	CHECK_STR(meta(db, "heapfmt.unresolved_strings"), "1", "String whose char[] was never dumped");
+	CHECK_EQ_I(c->stats.unresolved_strings, 1, "stats.unresolved_strings");
+	CHECK(text_of(db, 0x2300, 0) == NULL, "no text for the String without its char[]");
+	/* Its text field should then be absent, not name a string never written. */
+	int64_t sid = qi(db, "SELECT text FROM node_instance WHERE node_identifier = %d", 0x2300);
+	CHECK(sid == NOROW, "String 0x2300 (char[] never dumped) has text = %lld but no such string record",
+	          (long long)sid);
+	CHECK_EQ_I(c->stats.string_texts, 3, "decoded String texts");
+	CHECK_EQ_I(qi(db, "SELECT count(*) FROM node_primitive_array"), 1, "one char[]");
+}
+
+/* jdk6-strings through a FIFO with a tiny string cache: no second pass is
+ * possible, so the two Strings that come after their (uncached) char[] stay
+ * without text, like the one whose char[] is missing. */
+static void check_jdk6_strings_fifo(const char *dir, const uint8_t *data, size_t size)
+{
+	char fifo[1200], out[1200];
+	snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+	snprintf(out, sizeof out, "%s/fifo.db", dir);
+	hf_hprof_options o;
+	options(&o);
+	o.string_cache = 16;
+	conv c;
+	hf_status st = convert_fifo(fifo, data, size, out, &o, &c);
+	CHECK(st == HF_OK, "convert through a FIFO: %s", c.msg);
+	if (st)
+		return;
+	sqlite3 *db = db_open(out);
+	if (!db)
+		return;
+	CHECK_STR(text_of(db, 0x2000, 0), "Hello", "String before its char[] (resolved on the way)");
+	CHECK(text_of(db, 0x2100, 0) == NULL, "no text for a String after its uncached char[]");
+	CHECK(text_of(db, 0x2200, 0) == NULL, "no text for a String after its uncached char[]");
+	CHECK_EQ_U(c.stats.string_texts, 1, "String texts decoded");
+	CHECK(c.stats.unresolved_strings == 3,
+	          "stats.unresolved_strings through a FIFO is %llu, expected 3 (three Strings; two share one char[])",
+	          (unsigned long long)c.stats.unresolved_strings);
+	const char *u = meta(db, "heapfmt.unresolved_strings");
+	CHECK(u && !strcmp(u, "3"), "heapfmt.unresolved_strings through a FIFO is %s, expected 3",
+	          u ? u : "(none)");
+	int64_t dangling = qi(db, "SELECT count(*) FROM node_instance i WHERE i.text IS NOT NULL AND"
+	                      " NOT EXISTS (SELECT 1 FROM strings s WHERE s.stringid = i.text)");
+	CHECK(dangling == 0, "%lld instance(s) name a text string that was never written", (long long)dangling);
+	sqlite3_close(db);
+}
+
+static void check_superclass_cycle(sqlite3 *db, const conv *c)
+{
+	(void)c;
+	CHECK_STR(meta(db, "hprof.warnings"), "3", "one warning per instance of a class in a cycle");
+	CHECK_EQ_I(qi(db, "SELECT count(*) FROM metadata WHERE key = 'hprof.warning' AND value LIKE '%%superclass cycle%%'"),
+	           3, "warnings naming the cycle");
+	CHECK_EQ_I(count_nodes(db, 1), 3, "classes");
+	CHECK_EQ_I(count_nodes(db, 2), 3, "instances");
+	CHECK_EQ_I(qi(db, "SELECT class FROM node WHERE identifier = %d", 0x1000), 0x100, "class of 0x1000 (deferred)");
+	CHECK_EQ_I(qi(db, "SELECT class FROM node WHERE identifier = %d", 0x1100), 0x100, "class of 0x1100");
+	CHECK_EQ_I(qi(db, "SELECT class FROM node WHERE identifier = %d", 0x1200), 0x300, "class of 0x1200");
+	CHECK_EQ_I(edges(db, 4, 0x100, 0x200, NULL), 1, "A super B");
+	CHECK_EQ_I(edges(db, 4, 0x200, 0x100, NULL), 1, "B super A");
+	CHECK_EQ_I(edges(db, 4, 0x300, 0x300, NULL), 1, "C super C");
+	CHECK_EQ_I(qi(db, "SELECT count(*) FROM edge WHERE edgetypeid = 1"), 0, "no fields decoded");
+}
+
+static void check_all_records(sqlite3 *db, const conv *c)
+{
+	(void)c;
+	CHECK_STR(meta(db, "hprof.warnings"), "0", "warnings");
+	CHECK_STR(meta(db, "hprof.dumps"), "2", "HEAP DUMP then a SEGMENT series: two dumps");
+	CHECK_STR(meta(db, "hprof.control_settings.flags"), "3", "CONTROL SETTINGS flags");
+	CHECK_STR(meta(db, "hprof.control_settings.stack_depth"), "4", "CONTROL SETTINGS depth");
+	/* LOAD CLASS / UNLOAD CLASS */
+	CHECK_EQ_I(qi(db, "SELECT count(*) FROM hprof_load_class"), 3, "LOAD CLASS records");
+	CHECK_STR(qs(db, "SELECT s.data FROM hprof_load_class l JOIN strings s ON s.stringid = l.name"
+	             " WHERE l.serial = 3 AND l.class = %d", 0x300), "com/example/Gone", "LOAD CLASS 3");
+	CHECK_STR(qs(db, "SELECT s.data FROM hprof_load_class l JOIN strings s ON s.stringid = l.java_name"
+	             " WHERE l.serial = 2"), "java.lang.Thread", "LOAD CLASS 2 in Java form");
+	CHECK_EQ_I(qi(db, "SELECT serial FROM hprof_unload_class"), 3, "UNLOAD CLASS serial");
+	/* FRAME / TRACE */
+	CHECK_EQ_I(qi(db, "SELECT count(*) FROM hprof_stack_frame"), 2, "FRAME records");
+	CHECK_STR(qs(db, "SELECT m.data || ' ' || g.data || ' ' || f.data FROM hprof_stack_frame s"
+	             " JOIN strings m ON m.stringid = s.method JOIN strings g ON g.stringid = s.signature"
+	             " JOIN strings f ON f.stringid = s.source_file WHERE s.frame = 1"),
+	          "sleep (J)V Thread.java", "frame 1 names");
+	CHECK_EQ_I(qi(db, "SELECT line FROM hprof_stack_frame WHERE frame = 1"), -3, "frame 1 line (native)");
+	CHECK_EQ_I(qi(db, "SELECT line FROM hprof_stack_frame WHERE frame = 2"), 42, "frame 2 line");
+	CHECK_EQ_I(qi(db, "SELECT class_serial FROM hprof_stack_frame WHERE frame = 2"), 2, "frame 2 class serial");
+	CHECK_EQ_I(qi(db, "SELECT count(*) FROM hprof_stack_trace"), 2, "TRACE records");
+	CHECK_EQ_I(qi(db, "SELECT frames FROM hprof_stack_trace WHERE serial = 1"), 2, "trace 1 frames");
+	CHECK_EQ_I(qi(db, "SELECT thread_serial FROM hprof_stack_trace WHERE serial = 1"), 1, "trace 1 thread");
+	CHECK_EQ_I(qi(db, "SELECT frames FROM hprof_stack_trace WHERE serial = 2"), 0, "trace 2 frames");
+	CHECK_STR(qs(db, "SELECT group_concat(frame) FROM (SELECT frame FROM hprof_stack_trace_frame"
+	             " WHERE trace_serial = 1 ORDER BY depth)"), "1,2", "trace 1 frames, top first");
+	/* START THREAD / END THREAD */
+	CHECK_STR(qs(db, "SELECT n.data || '/' || g.data || '/' || p.data FROM hprof_thread t"
+	             " JOIN strings n ON n.stringid = t.name JOIN strings g ON g.stringid = t.\"group\""
+	             " JOIN strings p ON p.stringid = t.parent_group WHERE t.serial = 1"),
+	          "main/main/system", "thread names");
+	CHECK_EQ_I(qi(db, "SELECT object FROM hprof_thread WHERE serial = 1"), 0x400, "thread object");
+	CHECK_EQ_I(qi(db, "SELECT trace_serial FROM hprof_thread WHERE serial = 1"), 1, "thread trace");
+	CHECK_EQ_I(qi(db, "SELECT serial FROM hprof_thread_end"), 1, "END THREAD serial");
+	/* ALLOC SITES */
+	CHECK_STR(meta(db, "hprof.alloc_sites.cutoff_ratio"), "1008981770", "cutoff ratio (bits of 0.01f)");
+	CHECK_STR(meta(db, "hprof.alloc_sites.live_bytes"), "1000", "alloc sites live bytes");
+	CHECK_STR(meta(db, "hprof.alloc_sites.live_instances"), "10", "alloc sites live instances");
+	CHECK_STR(meta(db, "hprof.alloc_sites.bytes_allocated"), "123456789012", "alloc sites bytes (u8)");
+	CHECK_STR(meta(db, "hprof.alloc_sites.instances_allocated"), "98765", "alloc sites instances");
+	CHECK_EQ_I(qi(db, "SELECT count(*) FROM hprof_alloc_site WHERE flags = 3"), 2, "alloc sites");
+	CHECK_STR(qs(db, "SELECT array_type || ',' || class_serial || ',' || trace_serial || ',' || bytes_alive"
+	             " || ',' || instances_alive || ',' || bytes_allocated || ',' || instances_allocated"
+	             " FROM hprof_alloc_site WHERE array_type = 10"), "10,0,1,400,4,800,8", "int[] alloc site");
+	CHECK_EQ_I(qi(db, "SELECT class_serial FROM hprof_alloc_site WHERE array_type = 0"), 2, "object alloc site");
+	/* HEAP SUMMARY, CPU SAMPLES */
+	CHECK_STR(meta(db, "hprof.heap_summary.live_bytes"), "1000", "heap summary live bytes");
+	CHECK_STR(meta(db, "hprof.heap_summary.live_instances"), "10", "heap summary live instances");
+	CHECK_STR(meta(db, "hprof.heap_summary.bytes_allocated"), "5000000000", "heap summary bytes (u8)");
+	CHECK_STR(meta(db, "hprof.heap_summary.instances_allocated"), "77", "heap summary instances");
+	CHECK_STR(meta(db, "hprof.cpu_samples.total"), "15", "CPU samples total");
+	CHECK_EQ_I(qi(db, "SELECT count FROM hprof_cpu_sample WHERE trace_serial = 1"), 10, "CPU samples of trace 1");
+	CHECK_EQ_I(qi(db, "SELECT count FROM hprof_cpu_sample WHERE trace_serial = 2"), 5, "CPU samples of trace 2");
+	/* The class with everything. */
+	CHECK_EQ_I(edges(db, 4, 0x200, 0x100, NULL), 1, "superclass edge");
+	CHECK_EQ_I(edges(db, 5, 0x200, 0x500, NULL), 1, "class loader edge");
+	CHECK_EQ_I(edges(db, 6, 0x200, 0x600, NULL), 1, "signers edge");
+	CHECK_EQ_I(edges(db, 7, 0x200, 0x700, NULL), 1, "protection domain edge");
+	CHECK_EQ_I(qi(db, "SELECT label FROM edge WHERE edgetypeid = 8 AND source = %d AND dest = %d", 0x200, 0x400),
+	           7, "constant-pool edge labelled with its index");
+	CHECK_EQ_I(qi(db, "SELECT json_extract(\"values\", '$.\"#9\"') FROM node_class WHERE node_identifier = %d",
+	              0x200), 1234, "constant-pool int value");
+	CHECK(qi(db, "SELECT json_extract(\"values\", '$.CONSTANT') = 3.141592653589793 FROM node_class"
+	         " WHERE node_identifier = %d", 0x200) == 1, "static double value");
+	CHECK_EQ_I(field_value(db, 0x400, "priority"), 5, "Thread.priority");
+	/* Every root kind. */
+	static const struct {
+		const char *kind;
+		int obj;
+		long long thread, frame, trace, jni; /* NOROW: absent */
+	} roots[] = {
+		{ "UNKNOWN", 0x10FF, NOROW, NOROW, NOROW, NOROW },
+		{ "JNI_GLOBAL", 0x1001, NOROW, NOROW, NOROW, 0xABC },
+		{ "JNI_LOCAL", 0x1002, 1, 0, NOROW, NOROW },
+		{ "JAVA_FRAME", 0x1003, 1, 1, NOROW, NOROW },
+		{ "NATIVE_STACK", 0x1004, 1, NOROW, NOROW, NOROW },
+		{ "STICKY_CLASS", 0x1005, NOROW, NOROW, NOROW, NOROW },
+		{ "THREAD_BLOCK", 0x1006, 1, NOROW, NOROW, NOROW },
+		{ "MONITOR_USED", 0x1007, NOROW, NOROW, NOROW, NOROW },
+		{ "THREAD_OBJECT", 0x1008, 1, NOROW, 1, NOROW },
+		{ "INTERNED_STRING", 0x1089, NOROW, NOROW, NOROW, NOROW },
+		{ "FINALIZING", 0x108A, NOROW, NOROW, NOROW, NOROW },
+		{ "DEBUGGER", 0x108B, NOROW, NOROW, NOROW, NOROW },
+		{ "REFERENCE_CLEANUP", 0x108C, NOROW, NOROW, NOROW, NOROW },
+		{ "VM_INTERNAL", 0x108D, NOROW, NOROW, NOROW, NOROW },
+		{ "JNI_MONITOR", 0x108E, 1, -1, NOROW, NOROW },
+		{ "UNREACHABLE", 0x1090, NOROW, NOROW, NOROW, NOROW },
+	};
+	CHECK_EQ_I(qi(db, "SELECT count(*) FROM root WHERE dump = 0"), 16, "roots of dump 0");
+	CHECK_EQ_I(qi(db, "SELECT count(DISTINCT kind) FROM root"), 16, "root kinds");
+	for (size_t i = 0; i < sizeof roots / sizeof *roots; i++) {
+		char what[96];
+		snprintf(what, sizeof what, "root %s", roots[i].kind);
+		const char *k = roots[i].kind;
+		CHECK_EQ_I(qi(db, "SELECT count(*) FROM root WHERE kind = %Q AND dump = 0", k), 1, what);
+		CHECK_EQ_I(qi(db, "SELECT object FROM root WHERE kind = %Q AND dump = 0", k), roots[i].obj, what);
+		CHECK_EQ_I(qi(db, "SELECT thread_serial FROM root WHERE kind = %Q AND dump = 0", k), roots[i].thread, what);
+		CHECK_EQ_I(qi(db, "SELECT frame FROM root WHERE kind = %Q AND dump = 0", k), roots[i].frame, what);
+		CHECK_EQ_I(qi(db, "SELECT trace_serial FROM root WHERE kind = %Q AND dump = 0", k), roots[i].trace, what);
+		CHECK_EQ_I(qi(db, "SELECT jni_ref FROM root WHERE kind = %Q AND dump = 0", k), roots[i].jni, what);
+	}
+	/* The second dump (HEAP DUMP SEGMENT + END). */
+	CHECK_EQ_I(qi(db, "SELECT count(*) FROM node WHERE dump = 1"), 1, "nodes of dump 1");
+	CHECK_EQ_I(qi(db, "SELECT object FROM root WHERE dump = 1"), 0x100, "root of dump 1");
+}
+
+/* ---- failing scenarios ----------------------------------------------------- */
+
+/* (hf_status_name is declared in heapfmt.h but not exported by libheapfmt.) */
+static const char *status_name(hf_status st)
+{
+	static const char *const names[] = { "OK", "FORMAT", "TRUNCATED", "IO", "NOMEM", "LIMIT",
+	                                     "UNSUPPORTED", "USAGE" };
+	return (unsigned)st < sizeof names / sizeof *names ? names[st] : "?";
+}
+
+static int dir_is_empty(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return 0;
+	struct dirent *e;
+	int n = 0;
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			n++;
+	closedir(d);
+	return n == 0;
+}
+
+static void check_failure(const char *file, const char *dir, const uint8_t *data, size_t size,
+                          hf_status want, unsigned tag_byte, const char *tag, const char *msg_part)
+{
+	for (int kind = SINK_DB; kind <= SINK_NDJSON; kind++) {
+		const char *kn = kind == SINK_DB ? "SQLite" : "NDJSON";
+		char out[1200];
+		snprintf(out, sizeof out, "%s/out.%s", dir, kind == SINK_DB ? "db" : "ndjson");
+		hf_hprof_options o;
+		options(&o);
+		conv c;
+		hf_status st = convert(file, out, kind, &o, &c);
+		CHECK(st == want, "%s: status %s, expected %s (%s)", kn, status_name(st), status_name(want), c.msg);
+		CHECK(c.err.has_offset, "%s: the error has an offset", kn);
+		CHECK(c.err.offset < size && data[c.err.offset] == tag_byte,
+		      "%s: offset %llu is the failing sub-record's tag byte 0x%02X", kn,
+		      (unsigned long long)c.err.offset, tag_byte);
+		CHECK_STR(c.err.tag, tag, "error tag");
+		CHECK(strstr(c.err.message, msg_part) != NULL, "%s: message contains \"%s\": %s", kn, msg_part,
+		      c.err.message);
+		char prefix[128];
+		snprintf(prefix, sizeof prefix, "offset %llu (%s): ", (unsigned long long)c.err.offset, tag);
+		CHECK(!strncmp(c.msg, prefix, strlen(prefix)), "%s: formatted error starts with \"%s\": %s", kn,
+		      prefix, c.msg);
+		CHECK(access(out, F_OK) != 0, "%s: no output left at %s", kn, out);
+	}
+	CHECK(dir_is_empty(dir), "no temporary file left in %s", dir);
+}
+
+/* ---- driver --------------------------------------------------------------- */
+
+static uint8_t *slurp(const char *path, size_t *size)
+{
+	*size = 0;
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	uint8_t *p = NULL;
+	size_t cap = 0, n;
+	for (;;) {
+		if (*size == cap) {
+			cap = cap ? cap * 2 : 65536;
+			uint8_t *q = realloc(p, cap);
+			if (!q)
+				break;
+			p = q;
+		}
+		n = fread(p + *size, 1, cap - *size, f);
+		if (!n)
+			break;
+		*size += n;
+	}
+	fclose(f);
+	return p;
+}
+
+/* A fresh, empty directory of our own under outdir. */
+static void fresh_dir(const char *dir)
+{
+	if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+		CHECK(0, "mkdir %s: %s", dir, strerror(errno));
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		char p[2048];
+		snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+		unlink(p);
+	}
+	closedir(d);
+}
+
+typedef void (*check_fn)(sqlite3 *db, const conv *c);
+
+static const struct {
+	const char *name;
+	check_fn check;
+} checks[] = {
+	{ "android4", check_android4 },
+	{ "instances-first", check_instances_first },
+	{ "two-dumps", check_two_dumps },
+	{ "segments", check_segments },
+	{ "id8", check_id8 },
+	{ "jdk6-strings", check_jdk6_strings },
+	{ "superclass-cycle", check_superclass_cycle },
+	{ "all-records", check_all_records },
+	{ "unknown-tag", NULL },     /* needs the file: see below */
+	{ "truncated", NULL },
+	{ "unknown-subtag", NULL },
+};
+
+static void test_scenario(const char *name, const char *file, const char *outdir)
+{
+	char dir[1024];
+	snprintf(dir, sizeof dir, "%s/synthetic-%s", outdir, name);
+	fresh_dir(dir);
+	size_t size;
+	uint8_t *data = slurp(file, &size);
+	CHECK(data && size > 31, "read %s", file);
+	if (!data || size <= 31) {
+		free(data);
+		return;
+	}
+	if (!strcmp(name, "truncated")) {
+		check_failure(file, dir, data, size, HF_ERR_TRUNCATED, 0x21, "HEAP DUMP SEGMENT/INSTANCE DUMP",
+		              "the file ends inside this sub-record");
+		/* The cut is inside the record: 3 of the 8 field bytes are there. */
+		hf_hprof_options o;
+		options(&o);
+		conv c;
+		char out[1200];
+		snprintf(out, sizeof out, "%s/out.db", dir);
+		convert(file, out, SINK_DB, &o, &c);
+		CHECK_EQ_U(size - c.err.offset, 1 + 4 + 4 + 4 + 4 + 3, "bytes of the cut INSTANCE DUMP");
+		free(data);
+		return;
+	}
+	if (!strcmp(name, "unknown-subtag")) {
+		check_failure(file, dir, data, size, HF_ERR_FORMAT, 0x42, "HEAP DUMP SEGMENT/sub-record 0x42",
+		              "unknown heap-dump sub-record tag 0x42");
+		free(data);
+		return;
+	}
+	check_fn fn = NULL;
+	int found = 0;
+	for (size_t i = 0; i < sizeof checks / sizeof *checks; i++)
+		if (!strcmp(checks[i].name, name)) {
+			fn = checks[i].check;
+			found = 1;
+		}
+	CHECK(found, "scenario %s has checks", name);
+	char dbp[1200], ndp[1200];
+	snprintf(dbp, sizeof dbp, "%s/out.db", dir);
+	snprintf(ndp, sizeof ndp, "%s/out.ndjson", dir);
+	hf_hprof_options o;
+	options(&o);
+	conv c, cn;
+	hf_status st = convert(file, dbp, SINK_DB, &o, &c);
+	CHECK(st == HF_OK, "convert %s to SQLite: %s", name, c.msg);
+	hf_status stn = convert(file, ndp, SINK_NDJSON, &o, &cn);
+	CHECK(stn == HF_OK, "convert %s to NDJSON: %s", name, cn.msg);
+	if (st == HF_OK && stn == HF_OK) {
+		sqlite3 *db = db_open(dbp);
+		if (db) {
+			check_common(db, ndp, &c);
+			if (fn)
+				fn(db, &c);
+			else if (!strcmp(name, "unknown-tag"))
+				check_unknown_tag(db, &c, data, size);
+			sqlite3_close(db);
+		}
+		if (!strcmp(name, "two-dumps"))
+			check_two_dumps_select(file, dir);
+		if (!strcmp(name, "jdk6-strings"))
+			check_jdk6_strings_fifo(dir, data, size);
+		if (c.stats.deferred_instances) {
+			char sp[1200];
+			snprintf(sp, sizeof sp, "%s/spool.db", dir);
+			check_spool_file(dbp, file, sp, &c);
+		}
+		/* two-dumps: the default cache gives dump 1's String dump 0's text. */
+		int known = !strcmp(name, "two-dumps");
+		char small[1200];
+		snprintf(small, sizeof small, "%s/small-file.db", dir);
+		check_second_pass(dbp, file, NULL, 0, small, &c, known);
+		snprintf(small, sizeof small, "%s/small-memory.db", dir);
+		check_second_pass(dbp, file, data, size, small, &c, known);
+	}
+	free(data);
+}
+
+/* ---- the sample dump ---------------------------------------------------------- */
+
+/* jcmd histogram name -> Java form: [I -> int[], [Ljava.lang.Object; ->
+ * java.lang.Object[], hidden classes Foo/0x... -> Foo+0x... */
+static void histo_to_java(const char *h, char *out, size_t size)
+{
+	char tmp[512];
+	size_t o = 0;
+	for (const char *p = h; *p && o + 2 < sizeof tmp; p++) {
+		if (p[0] == '/' && p[1] == '0' && p[2] == 'x')
+			tmp[o++] = '+';
+		else
+			tmp[o++] = *p;
+	}
+	tmp[o] = 0;
+	int dims = 0;
+	while (tmp[dims] == '[')
+		dims++;
+	const char *base = tmp + dims;
+	const char *prim = NULL;
+	if (dims && strlen(base) == 1) {
+		switch (base[0]) {
+		case 'Z': prim = "boolean"; break;
+		case 'B': prim = "byte"; break;
+		case 'C': prim = "char"; break;
+		case 'S': prim = "short"; break;
+		case 'I': prim = "int"; break;
+		case 'J': prim = "long"; break;
+		case 'F': prim = "float"; break;
+		case 'D': prim = "double"; break;
+		}
+	}
+	size_t l;
+	if (prim)
+		l = (size_t)snprintf(out, size, "%s", prim);
+	else if (dims && base[0] == 'L' && strlen(base) >= 2)
+		l = (size_t)snprintf(out, size, "%.*s", (int)strlen(base) - 2, base + 1);
+	else
+		l = (size_t)snprintf(out, size, "%s", base);
+	for (int i = 0; i < dims && l + 3 < size; i++)
+		l += (size_t)snprintf(out + l, size - l, "[]");
+}
+
+static int64_t static_dest(sqlite3 *db, int64_t holder, const char *field)
+{
+	return qi(db, "SELECT dest FROM fedge WHERE subtype = 2 AND source = %lld AND name = %Q",
+	          (long long)holder, field);
+}
+
+static int64_t field_dest(sqlite3 *db, int64_t obj, const char *field)
+{
+	return qi(db, "SELECT dest FROM fedge WHERE subtype = 1 AND source = %lld AND name = %Q",
+	          (long long)obj, field);
+}
+
+static void sample_histogram(sqlite3 *db, const char *histo, json_t *differs)
+{
+	FILE *f = fopen(histo, "r");
+	CHECK(f != NULL, "open %s", histo);
+	if (!f)
+		return;
+	/* Ours: instances and arrays per class. */
+	json_t *ours = json_object();
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db, "SELECT cname, count(*), sum(size) FROM obj WHERE subtype <> 1 GROUP BY cname",
+	                       -1, &st, NULL) == SQLITE_OK) {
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			const char *n = (const char *)sqlite3_column_text(st, 0);
+			json_object_set_new(ours, n ? n : "(no class)",
+			                    json_pack("[II]", (json_int_t)sqlite3_column_int64(st, 1),
+			                              (json_int_t)sqlite3_column_int64(st, 2)));
+		}
+	}
+	sqlite3_finalize(st);
+	char line[1024];
+	int rows = 0, mismatches = 0, arrays = 0, samples = 0;
+	long long total_hist = -1;
+	json_t *seen = json_object();
+	while (fgets(line, sizeof line, f)) {
+		int num;
+		long long n, bytes;
+		char cls[512];
+		if (sscanf(line, " Total %lld %lld", &n, &bytes) == 2) {
+			total_hist = n;
+			continue;
+		}
+		if (sscanf(line, " %d: %lld %lld %511s", &num, &n, &bytes, cls) != 4)
+			continue;
+		rows++;
+		char jn[512];
+		histo_to_java(cls, jn, sizeof jn);
+		json_object_set_new(seen, jn, json_true());
+		json_t *o = json_object_get(ours, jn);
+		long long oc = o ? json_integer_value(json_array_get(o, 0)) : 0;
+		long long ob = o ? json_integer_value(json_array_get(o, 1)) : 0;
+		if (json_object_get(differs, jn)) {
+			if (!strcmp(jn, "java.lang.Class")) {
+				/* Mirrors: class nodes plus int.class & co. as instances. */
+				long long classes = qi(db, "SELECT count(*) FROM node WHERE nodetypeid = 1");
+				CHECK_EQ_I(classes + oc, n, "java.lang.Class: class nodes + Class instances vs histogram");
+			}
+			continue;
+		}
+		if (oc != n && mismatches++ < 10)
+			CHECK(0, "instance count of %s: histogram %lld, ours %lld", jn, n, oc);
+		if (cls[0] == '[') {
+			arrays++;
+			CHECK(ob == bytes, "bytes of %s: histogram %lld, ours %lld", jn, bytes, ob);
+		}
+		if (!strncmp(jn, "sample.", 7)) {
+			samples++;
+			CHECK(ob == bytes, "bytes of %s: histogram %lld, ours %lld", jn, bytes, ob);
+		}
+	}
+	fclose(f);
+	CHECK(rows > 100, "histogram rows (%d)", rows);
+	CHECK(arrays > 10, "array classes compared (%d)", arrays);
+	CHECK_EQ_I(samples, 5, "sample.* classes in the histogram");
+	CHECK(total_hist > 0, "histogram total");
+	CHECK_EQ_I(mismatches, 0, "classes whose instance count differs from the histogram");
+	/* And nothing of ours is missing from the histogram. */
+	const char *k;
+	json_t *v;
+	int extra = 0;
+	json_object_foreach(ours, k, v) {
+		if (!json_object_get(seen, k) && extra++ < 10)
+			CHECK(0, "class %s has %lld objects in the dump but is not in the histogram", k,
+			      (long long)json_integer_value(json_array_get(v, 0)));
+	}
+	json_decref(seen);
+	json_decref(ours);
+}
+
+static void test_sample(const char *dump, const char *expected, const char *histo, const char *outdir)
+{
+	json_error_t je;
+	json_t *ex = json_load_file(expected, 0, &je);
+	CHECK(ex != NULL, "%s: %s (line %d)", expected, je.text, je.line);
+	if (!ex)
+		return;
+	char dir[1024], dbp[1200];
+	snprintf(dir, sizeof dir, "%s/sample", outdir);
+	fresh_dir(dir);
+	snprintf(dbp, sizeof dbp, "%s/sample.db", dir);
+	hf_hprof_options o;
+	options(&o);
+	conv c;
+	hf_status st = convert(dump, dbp, SINK_DB, &o, &c);
+	CHECK(st == HF_OK, "convert %s: %s", dump, c.msg);
+	sqlite3 *db = st == HF_OK ? db_open(dbp) : NULL;
+	if (!db) {
+		json_decref(ex);
+		return;
+	}
+	CHECK_STR(meta(db, "heapfmt.complete"), "true", "complete");
+	CHECK_STR(meta(db, "hprof.header"), json_string_value(json_object_get(ex, "header")), "header");
+	CHECK_EQ_I(atoll(meta(db, "hprof.id_size") ? meta(db, "hprof.id_size") : "0"),
+	           json_integer_value(json_object_get(ex, "id_size")), "id size");
+	CHECK_STR(meta(db, "hprof.warnings"), "0", "warnings");
+	CHECK_STR(meta(db, "heapfmt.unresolved_strings"), "0", "unresolved strings");
+
+	const char *holder_name = json_string_value(json_object_get(ex, "holder"));
+	int64_t holder = qi(db, "SELECT id FROM cls WHERE name = %Q", holder_name);
+	CHECK(holder != NOROW, "class %s found", holder_name);
+
+	/* Per-class instance counts. */
+	const char *k;
+	json_t *v;
+	json_object_foreach(json_object_get(ex, "instance_counts"), k, v) {
+		char what[128];
+		snprintf(what, sizeof what, "instances of %s", k);
+		CHECK_EQ_I(qi(db, "SELECT count(*) FROM obj WHERE subtype = 2 AND cname = %Q", k),
+		           json_integer_value(v), what);
+	}
+
+	/* The linked list of leaves. */
+	json_t *lv = json_object_get(ex, "leaves");
+	const char *next = json_string_value(json_object_get(lv, "next_field"));
+	const char *idf = json_string_value(json_object_get(lv, "int_field"));
+	const char *lcls = json_string_value(json_object_get(lv, "class"));
+	int64_t want = json_integer_value(json_object_get(lv, "count"));
+	int64_t cur = static_dest(db, holder, json_string_value(json_object_get(lv, "static")));
+	int64_t walked = 0, bad_ids = 0, bad_cls = 0;
+	while (cur != NOROW && walked <= want) {
+		if (field_value(db, cur, idf) != walked)
+			bad_ids++;
+		const char *cn = class_of(db, (uint64_t)cur);
+		if (!cn || strcmp(cn, lcls))
+			bad_cls++;
+		walked++;
+		cur = field_dest(db, cur, next);
+	}
+	CHECK_EQ_I(walked, want, "leaves reached from the list head");
+	CHECK_EQ_I(bad_ids, 0, "leaves whose id is not their position");
+	CHECK_EQ_I(bad_cls, 0, "list elements of another class");
+
+	/* The cycle. */
+	json_t *cy = json_object_get(ex, "cycle");
+	int64_t start = static_dest(db, holder, json_string_value(json_object_get(cy, "static")));
+	cur = start;
+	size_t i;
+	json_array_foreach(json_object_get(cy, "path"), i, v) {
+		const char *cn = class_of(db, (uint64_t)cur);
+		CHECK_STR(cn, json_string_value(json_object_get(v, "class")), "class on the cycle");
+		cur = field_dest(db, cur, json_string_value(json_object_get(v, "field")));
+	}
+	CHECK(start != NOROW && cur == start, "the cycle comes back to its start");
+
+	/* Strings. */
+	json_array_foreach(json_object_get(ex, "strings"), i, v) {
+		const char *f = json_string_value(json_object_get(v, "static"));
+		int64_t s = static_dest(db, holder, f);
+		char what[128];
+		snprintf(what, sizeof what, "text of %s", f);
+		CHECK_STR(class_of(db, (uint64_t)s), "java.lang.String", what);
+		CHECK_STR(text_of(db, (uint64_t)s, 0), json_string_value(json_object_get(v, "text")), what);
+		snprintf(what, sizeof what, "coder of %s", f);
+		CHECK_EQ_I(field_value(db, (uint64_t)s, "coder"), json_integer_value(json_object_get(v, "coder")), what);
+	}
+
+	/* Primitive arrays. */
+	json_array_foreach(json_object_get(ex, "primitive_arrays"), i, v) {
+		const char *f = json_string_value(json_object_get(v, "static"));
+		int64_t a = static_dest(db, holder, f);
+		char what[128];
+		snprintf(what, sizeof what, "%s", f);
+		CHECK_EQ_I(qi(db, "SELECT length FROM node_primitive_array WHERE node_identifier = %lld", (long long)a),
+		           json_integer_value(json_object_get(v, "length")), what);
+		CHECK_STR(qs(db, "SELECT element_type FROM node_primitive_array WHERE node_identifier = %lld",
+		             (long long)a), json_string_value(json_object_get(v, "element_type")), what);
+		const char *ix;
+		json_t *val;
+		json_object_foreach(json_object_get(v, "values"), ix, val) {
+			snprintf(what, sizeof what, "%s[%s]", f, ix);
+			CHECK_EQ_I(qi(db, "SELECT json_extract(\"values\", '$[' || %Q || ']') FROM node_primitive_array"
+			              " WHERE node_identifier = %lld", ix, (long long)a), json_integer_value(val), what);
+		}
+	}
+
+	/* Object arrays: which elements are set, and to what. */
+	json_array_foreach(json_object_get(ex, "object_arrays"), i, v) {
+		const char *f = json_string_value(json_object_get(v, "static"));
+		int64_t a = static_dest(db, holder, f);
+		CHECK_STR(class_of(db, (uint64_t)a), json_string_value(json_object_get(v, "class")), "object array class");
+		CHECK_EQ_I(qi(db, "SELECT length FROM node_object_array WHERE node_identifier = %lld", (long long)a),
+		           json_integer_value(json_object_get(v, "length")), "object array length");
+		json_t *els = json_object_get(v, "elements");
+		CHECK_EQ_I(qi(db, "SELECT count(*) FROM edge WHERE edgetypeid = 3 AND source = %lld", (long long)a),
+		           (long long)json_object_size(els), "non-null elements");
+		const char *ix;
+		json_t *sf;
+		json_object_foreach(els, ix, sf) {
+			char what[128];
+			snprintf(what, sizeof what, "%s[%s] is %s", f, ix, json_string_value(sf));
+			CHECK_EQ_I(qi(db, "SELECT dest FROM edge WHERE edgetypeid = 3 AND source = %lld AND label = %lld",
+			              (long long)a, atoll(ix)), static_dest(db, holder, json_string_value(sf)), what);
+		}
+	}
+
+	/* The subclass chain. */
+	json_t *sc = json_object_get(ex, "subclass_chain");
+	int64_t d = static_dest(db, holder, json_string_value(json_object_get(sc, "static")));
+	int64_t k_id = qi(db, "SELECT class FROM node WHERE identifier = %lld", (long long)d);
+	json_array_foreach(json_object_get(sc, "classes"), i, v) {
+		CHECK_STR(qs(db, "SELECT name FROM cls WHERE id = %lld", (long long)k_id), json_string_value(v),
+		          "class on the superclass chain");
+		k_id = qi(db, "SELECT dest FROM edge WHERE edgetypeid = 4 AND source = %lld", (long long)k_id);
+	}
+	CHECK(k_id == NOROW, "the chain ends at java.lang.Object");
+	json_object_foreach(json_object_get(sc, "values"), k, v)
+		CHECK_EQ_I(field_value(db, (uint64_t)d, k), json_integer_value(v), k);
+	json_object_foreach(json_object_get(sc, "strings"), k, v)
+		CHECK_STR(text_of(db, (uint64_t)field_dest(db, d, k), 0), json_string_value(v), k);
+
+	sample_histogram(db, histo, json_object_get(json_object_get(ex, "histogram"), "count_differs"));
+	sqlite3_close(db);
+	json_decref(ex);
+	/* gzip input read twice: Strings after their array, with a tiny cache. */
+	char small[1200];
+	snprintf(small, sizeof small, "%s/small.db", dir);
+	check_second_pass(dbp, dump, NULL, 0, small, &c, 0);
+	size_t size;
+	uint8_t *data = slurp(dump, &size);
+	CHECK(data != NULL, "read %s", dump);
+	if (data) {
+		snprintf(small, sizeof small, "%s/small-memory.db", dir);
+		check_second_pass(dbp, dump, data, size, small, &c, 0);
+	}
+	free(data);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 6 && !strcmp(argv[1], "sample")) {
+		if (access(argv[2], R_OK) != 0) {
+			fprintf(stderr, "SKIP: %s missing\n", argv[2]);
+			return TEST_SKIP;
+		}
+		test_sample(argv[2], argv[3], argv[4], argv[5]);
+		return t_done("sample");
+	}
+	if (argc != 4) {
+		fprintf(stderr, "usage: test_synthetic SCENARIO FILE.hprof OUTDIR\n"
+		                "       test_synthetic sample SAMPLE.hprof.gz EXPECTED.json HISTO.txt OUTDIR\n");
+		return 99;
+	}
+	test_scenario(argv[1], argv[2], argv[3]);
+	return t_done(argv[1]);
+}
