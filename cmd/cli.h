@@ -9,7 +9,8 @@ enum {
 	EXIT_BAD_INPUT = 1,  /* the input is damaged, truncated or not of the format */
 	EXIT_USAGE = 2,      /* wrong arguments */
 	EXIT_IO = 3,         /* cannot read or write a file (includes an existing output without --force) */
-	EXIT_NOMEM = 4       /* out of memory */
+	EXIT_NOMEM = 4,      /* out of memory */
+	EXIT_SALVAGED = 5    /* --salvage: the input was damaged; the output holds what came before */
 };
 
 extern const char *cli_prog;

@@ -11,6 +11,8 @@ static const char help[] =
 	"\n"
 	"  -f, --force            replace OUT.db if it exists\n"
 	"      --no-index         skip the indexes (faster; queries will scan)\n"
+	"      --salvage          on a damaged or truncated dump, keep what came before the\n"
+	"                         damage (metadata heapfmt.complete=false; exit status 5)\n"
 	"  --values               also store primitive field values and array contents\n"
 	"  --dump=N|all           convert only heap dump N (0-based) of a file with several\n"
 	"  --compressed-oops=auto|yes|no\n"
@@ -25,7 +27,8 @@ static const char help[] =
 	"  sqlite3 out.db < schema/queries/class_histogram.sql\n"
 	"\n"
 	"Exit status: 0 success, 1 bad or truncated input, 2 usage error,\n"
-	"3 I/O error (also: OUT.db exists without --force), 4 out of memory.\n"
+	"3 I/O error (also: OUT.db exists without --force), 4 out of memory,\n"
+	"5 salvaged a damaged input (--salvage).\n"
 	"See hprof2heapdb(1).\n";
 
 int main(int argc, char **argv)

@@ -10,6 +10,8 @@ static const char help[] =
 	"one record of the extensible heap-dump format per line.\n"
 	"IN defaults to standard input, OUT to standard output; '-' names them.\n"
 	"\n"
+	"      --salvage          on a damaged or truncated dump, keep what came before the\n"
+	"                         damage (metadata heapfmt.complete=false; exit status 5)\n"
 	"  --values               also write primitive field values and array contents\n"
 	"  --dump=N|all           convert only heap dump N (0-based) of a file with several\n"
 	"                         (default: all, told apart by each record's \"dump\")\n"
@@ -25,7 +27,7 @@ static const char help[] =
 	"  zcat dump.hprof.gz | hprof2ndjson - dump.ndjson\n"
 	"\n"
 	"Exit status: 0 success, 1 bad or truncated input, 2 usage error,\n"
-	"3 I/O error, 4 out of memory.  See hprof2ndjson(1).\n";
+	"3 I/O error, 4 out of memory, 5 salvaged a damaged input.  See hprof2ndjson(1).\n";
 
 int main(int argc, char **argv)
 {

@@ -49,6 +49,8 @@ int hprof_cli_parse(hprof_cli *c, int argc, char **argv, int heapdb, const char 
 			c->progress_mode = 1;
 		} else if (!strcmp(a, "--values")) {
 			c->opt.values = 1;
+		} else if (!strcmp(a, "--salvage")) {
+			c->opt.salvage = 1;
 		} else if (!strncmp(a, "--dump", 6) && (a[6] == 0 || a[6] == '=')) {
 			if (!val && i + 1 < argc)
 				val = argv[++i];
@@ -119,6 +121,13 @@ int hprof_cli_run(hprof_cli *c, const char *in_path, hf_sink *sink)
 	if (st) {
 		cli_report(strcmp(in_path, "-") ? in_path : "<stdin>", &err);
 		return cli_exit_code(st);
+	}
+	if (stats.incomplete) {
+		char line[512];
+		hf_error_format(&stats.damage, line, sizeof line);
+		fprintf(stderr, "%s: %s: %s; salvaged what came before (heapfmt.complete=false)\n",
+		        cli_prog, strcmp(in_path, "-") ? in_path : "<stdin>", line);
+		return EXIT_SALVAGED;
 	}
 	return EXIT_OK;
 }

@@ -2051,6 +2051,8 @@ static hf_status read_records(reader *r)
 	return HF_OK;
 }
 
+static hf_status rescan_late_without_input(reader *r);
+
 /* The Strings whose array came earlier and left the cache: read the input
  * again, looking only at the char[] and byte[] they wait for. */
 static hf_status rescan_late(reader *r)
@@ -2069,6 +2071,13 @@ static hf_status rescan_late(reader *r)
 		if ((st = read_records(r)))
 			return st;
 	}
+	return rescan_late_without_input(r);
+}
+
+/* Writes the nodes of Strings still waiting, without text. */
+static hf_status rescan_late_without_input(reader *r)
+{
+	hf_status st;
 	/* What is left waits for arrays that were never dumped (or, on a pipe,
 	 * that came first): their nodes are written without text. */
 	for (size_t i = 0; i < r->late_map.cap; i++) {
@@ -2110,7 +2119,16 @@ static hf_status trailer(reader *r)
 		if ((st = hf_sink_metadata(r->sink, "hprof.compressed_oops", buf, r->err)))
 			return st;
 	}
-	return hf_sink_metadata(r->sink, "heapfmt.complete", "true", r->err);
+	if (r->stats->incomplete) {
+		char line[512];
+		hf_error_format(&r->stats->damage, line, sizeof line);
+		snprintf(buf, sizeof buf, "%" PRIu64, r->stats->stopped_at);
+		if ((st = hf_sink_metadata(r->sink, "heapfmt.stopped_at", buf, r->err)) ||
+		    (st = hf_sink_metadata(r->sink, "heapfmt.damage", line, r->err)))
+			return st;
+	}
+	return hf_sink_metadata(r->sink, "heapfmt.complete", r->stats->incomplete ? "false" : "true",
+	                        r->err);
 }
 
 void hf_hprof_options_init(hf_hprof_options *opt)
@@ -2157,9 +2175,21 @@ hf_status hf_hprof_read(hf_input *in, hf_sink *sink, const hf_hprof_options *opt
 	const char *source = opt->source_name ? opt->source_name : hf_input_name(in);
 	if ((st = declare_all(r, source)))
 		goto out;
-	if ((st = read_records(r)))
+	if ((st = read_records(r))) {
+		if (!opt->salvage || st == HF_ERR_NOMEM || st == HF_ERR_IO || st == HF_ERR_USAGE)
+			goto out;
+		/* Keep what came before the damage: close the dump (deferred
+		 * instances, waiting Strings) and say where the reader stopped. */
+		stats->incomplete = 1;
+		stats->damage = *err;
+		stats->stopped_at = err->has_offset ? err->offset : hf_input_offset(in);
+		memset(err, 0, sizeof *err);
+		if ((st = dump_close(r)))
+			goto out;
+	} else if ((st = rescan_late(r))) {
 		goto out;
-	if ((st = rescan_late(r)))
+	}
+	if (stats->incomplete && (st = rescan_late_without_input(r)))
 		goto out;
 	st = trailer(r);
 out:

@@ -250,6 +250,7 @@ typedef struct hf_hprof_options {
 	void *progress_ctx;
 	size_t spool_memory; /* bytes of deferred instances kept in memory (0 = default) */
 	size_t string_cache; /* bytes of recent char/byte arrays kept to decode Strings */
+	int salvage;         /* on damaged input keep what came before (see stats) */
 } hf_hprof_options;
 
 HF_API void hf_hprof_options_init(hf_hprof_options *opt);
@@ -260,6 +261,12 @@ typedef struct hf_hprof_stats {
 	uint64_t roots, strings, string_texts, edges;
 	uint64_t unknown_tags, deferred_instances, unresolved_strings;
 	uint64_t warnings;
+	/* With salvage: the input was damaged; everything before stopped_at was
+	 * converted and the output's metadata says heapfmt.complete=false.
+	 * damage holds the error that stopped the reader. */
+	int incomplete;
+	uint64_t stopped_at;
+	hf_error damage;
 } hf_hprof_stats;
 
 /* Reads an HPROF dump from in and writes the model into sink. */
