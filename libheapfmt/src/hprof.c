@@ -1520,6 +1520,19 @@ static hf_status primitive_array_dump(reader *r, heap_ctx *h, uint64_t start, in
 	return hf_sink_node(r->sink, &node, r->err);
 }
 
+static void progress(reader *r)
+{
+	if (!r->opt->progress)
+		return;
+	/* Throttled on bytes parsed (decompressed); reported as the share of
+	 * the file read, which is what a total is known for. */
+	uint64_t parsed = hf_input_offset(r->in);
+	if (parsed - r->last_progress < ((uint64_t)16 << 20))
+		return;
+	r->last_progress = parsed;
+	r->opt->progress(r->opt->progress_ctx, hf_input_raw_offset(r->in), hf_input_raw_size(r->in));
+}
+
 static hf_status heap_record(reader *r, unsigned tag, uint64_t length, uint64_t rec_start)
 {
 	const unsigned I = r->idsize;
@@ -1536,7 +1549,13 @@ static hf_status heap_record(reader *r, unsigned tag, uint64_t length, uint64_t 
 	}
 	if (!r->rescan)
 		r->stats->heap_records++;
+	uint32_t since_progress = 0;
 	while (h.left > 0) {
+		if (++since_progress == 65536) {
+			/* One segment can hold most of a dump. */
+			since_progress = 0;
+			progress(r);
+		}
 		uint64_t start = hf_input_offset(r->in);
 		const uint8_t *p;
 		if ((st = need(r, &h, start, -1, 1, &p)))
@@ -1948,16 +1967,6 @@ static hf_status read_header(reader *r)
 	return HF_OK;
 }
 
-static void progress(reader *r)
-{
-	if (!r->opt->progress)
-		return;
-	uint64_t done = hf_input_raw_offset(r->in);
-	if (done - r->last_progress < ((uint64_t)16 << 20))
-		return;
-	r->last_progress = done;
-	r->opt->progress(r->opt->progress_ctx, done, hf_input_raw_size(r->in));
-}
 
 static hf_status read_records(reader *r)
 {
