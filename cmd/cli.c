@@ -1,11 +1,18 @@
 /* Shared command-line plumbing for the heapfmt programs. */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <unistd.h>
 
 const char *cli_prog = "heapfmt";
+
+void cli_init(const char *prog)
+{
+	cli_prog = prog;
+	signal(SIGXFSZ, SIG_IGN);
+}
 
 int cli_exit_code(hf_status st)
 {

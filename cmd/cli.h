@@ -14,6 +14,10 @@ enum {
 };
 
 extern const char *cli_prog;
+/* Sets the program name and the signal dispositions every program wants:
+ * SIGXFSZ ignored, so that a file-size limit is a write error (EFBIG) with a
+ * clean message instead of a silent kill. */
+void cli_init(const char *prog);
 int cli_exit_code(hf_status st);
 /* Prints "prog: input: offset N (TAG): message" on stderr. */
 void cli_report(const char *input, const hf_error *err);

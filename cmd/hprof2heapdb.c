@@ -33,7 +33,7 @@ static const char help[] =
 
 int main(int argc, char **argv)
 {
-	cli_prog = "hprof2heapdb";
+	cli_init("hprof2heapdb");
 	hprof_cli c;
 	int rc = hprof_cli_parse(&c, argc, argv, 1, help);
 	if (rc >= 0)

@@ -31,7 +31,7 @@ static const char help[] =
 
 int main(int argc, char **argv)
 {
-	cli_prog = "hprof2ndjson";
+	cli_init("hprof2ndjson");
 	hprof_cli c;
 	int rc = hprof_cli_parse(&c, argc, argv, 0, help);
 	if (rc >= 0)
