@@ -2,18 +2,19 @@
  * Tests of the DDM converters (alloc2ndjson, alloc2heapdb, hpsg2ndjson,
  * hpsg2heapdb), run as programs on files:
  *
- *   test_ddm corpus TOOLS REFS ALLOC_DIR QUERIES
+ *   test_ddm corpus TOOLS REFS ALLOC_DIR QUERIES [SCHEMA]
  *       every file of ../shared/corpus/alloc converts, and every field of
  *       every entry equals what ddmlib's AllocationsParser printed for it
  *       (REFS/NAME.ddmlib.json); the database holds the same entries and the
  *       queries run on it.
- *   test_ddm gen TOOLS DDMGEN DESC QUERIES
+ *   test_ddm gen TOOLS DDMGEN DESC QUERIES [SCHEMA]
  *       ddmgen writes an input from DESC and a list of what it put in; the
  *       NDJSON conversion gives back every value (entries in file order with
  *       class, size, thread, frames, sequence, alloc_number; heap runs with
  *       address, length, solidity, kind, object boundary; heap info; threads;
  *       process metadata; packet, ZLIB and zero-unit counts), the database
  *       agrees, and the queries run on it.
+ *   With SCHEMA, every NDJSON line must validate against it.
  *   test_ddm bad TOOLS DDMGEN DESC TAG [LENIENT_OK]
  *       the converter fails with exit 1 and one error line naming an offset
  *       and TAG, and leaves no output file (NDJSON nor database) behind;
@@ -25,6 +26,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "../libheapfmt/src/ddm_model.h"
+#include "jschema.h"
 #include "testlib.h"
 #include <dirent.h>
 #include <jansson.h>
@@ -39,6 +41,7 @@
 
 static char tmpdir[256];
 static char errtext[4096];
+static jschema *schema;     /* schema/heapfmt.schema.json: every line must validate */
 
 static int run(const char *cmd)
 {
@@ -132,6 +135,10 @@ static int load(const char *path, out *o)
 		CHECK(r != NULL, "line %ld is not JSON: %s", o->lines, je.text);
 		if (!r)
 			continue;
+		char why[512];
+		if (schema)
+			CHECK(jschema_validate(schema, r, why, sizeof why), "line %ld does not validate: %s: %.200s",
+			      o->lines, why, line);
 		const char *rec = js(r, "record");
 		char key[32];
 		if (!rec) {
@@ -749,6 +756,15 @@ int main(int argc, char **argv)
 	}
 	int rc = 2;
 	const char *mode = argv[1];
+	/* gen and corpus take the schema as a last, optional argument. */
+	if ((!strcmp(mode, "gen") || !strcmp(mode, "corpus")) && argc == 7) {
+		char why[512];
+		if (exists(argv[6]) && !(schema = jschema_load(argv[6], why, sizeof why))) {
+			fprintf(stderr, "%s: %s\n", argv[6], why);
+			return 1;
+		}
+		argc--;
+	}
 	if (!strcmp(mode, "corpus") && argc == 6)
 		rc = do_corpus(argv[2], argv[3], argv[4], argv[5]);
 	else if (!strcmp(mode, "gen") && argc == 6)
@@ -760,6 +776,8 @@ int main(int argc, char **argv)
 	else
 		fprintf(stderr, "test_ddm: bad arguments\n");
 	cleanup();
+	if (schema)
+		jschema_free(schema);
 	if (rc == TEST_SKIP || rc == 2)
 		return rc;
 	return t_done(mode) || rc;

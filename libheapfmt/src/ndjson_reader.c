@@ -1,0 +1,841 @@
+/*
+ * NDJSON reader: lines of the extensible heap-dump format back into a sink.
+ *
+ * Each line is parsed by jansson (which also checks that it is JSON and
+ * UTF-8); besides that, a small scanner finds the raw text of every top-level
+ * value, because two things must come through byte for byte and jansson's
+ * tree would change them: integers up to 2^64-1 (jansson stops at 2^63-1) and
+ * json fields ("values"), whose numbers, spacing and key order are kept as
+ * written.  Declared types are rebuilt from their node_type, edge_type and
+ * record_type lines into types the reader owns, so any declared record type,
+ * known to this version or not, passes through.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "internal.h"
+#include "heapfmt/translate.h"
+#include "ddm_model.h"
+#include "hprof_model.h"
+#include <jansson.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+
+/* ---- owned types (shared with heapdb_reader.c) --------------------------- */
+
+hf_type *hf_tr_type_clone(const hf_type *src);
+void hf_tr_type_free(hf_type *t);
+void hf_tr_known_indexes(hf_type *t);
+
+static char *dup_opt(const char *s, bool *ok)
+{
+	if (!s)
+		return NULL;
+	char *d = strdup(s);
+	if (!d)
+		*ok = false;
+	return d;
+}
+
+void hf_tr_type_free(hf_type *t)
+{
+	if (!t)
+		return;
+	hf_field *f = (hf_field *)t->fields;
+	for (size_t i = 0; f && i < t->nfields; i++) {
+		free((void *)f[i].name);
+		free((void *)f[i].doc);
+	}
+	free(f);
+	free((void *)t->name);
+	free((void *)t->table);
+	free((void *)t->label);
+	free((void *)t->doc);
+	free(t);
+}
+
+/* A deep copy: every string and the field array belong to the copy. */
+hf_type *hf_tr_type_clone(const hf_type *src)
+{
+	hf_type *t = calloc(1, sizeof *t);
+	hf_field *f = calloc(src->nfields + 1, sizeof *f);
+	if (!t || !f) {
+		free(t);
+		free(f);
+		return NULL;
+	}
+	bool ok = true;
+	t->cls = src->cls;
+	t->id = src->id;
+	t->fields = f;
+	t->nfields = src->nfields;
+	t->name = dup_opt(src->name, &ok);
+	t->table = dup_opt(src->table, &ok);
+	t->label = dup_opt(src->label, &ok);
+	t->doc = dup_opt(src->doc, &ok);
+	for (size_t i = 0; i < src->nfields; i++) {
+		f[i].name = dup_opt(src->fields[i].name, &ok);
+		f[i].kind = src->fields[i].kind;
+		f[i].doc = dup_opt(src->fields[i].doc, &ok);
+		f[i].indexed = src->fields[i].indexed;
+	}
+	if (!ok) {
+		hf_tr_type_free(t);
+		return NULL;
+	}
+	return t;
+}
+
+/* Neither form says which fields are indexed; the types heapfmt itself
+ * writes keep their indexes (hprof.gc_root object, ...) through a round trip. */
+void hf_tr_known_indexes(hf_type *t)
+{
+	const hf_type *const *lists[] = { hprof_types, ddm_types };
+	for (size_t l = 0; l < sizeof lists / sizeof *lists; l++)
+		for (const hf_type *const *k = lists[l]; *k; k++) {
+			if ((*k)->cls != t->cls || strcmp((*k)->name, t->name) != 0)
+				continue;
+			hf_field *f = (hf_field *)t->fields;
+			for (size_t i = 0; i < t->nfields; i++)
+				for (size_t j = 0; j < (*k)->nfields; j++)
+					if ((*k)->fields[j].indexed && !strcmp(f[i].name, (*k)->fields[j].name))
+						f[i].indexed = 1;
+		}
+}
+
+/* ---- the reader ------------------------------------------------------------ */
+
+typedef struct kv {
+	const char *k;       /* key, decoded */
+	size_t kl;
+	const char *v;       /* raw value text */
+	size_t vl;
+	int used;
+} kv;
+
+typedef struct reader {
+	hf_input *in;
+	hf_sink *sink;
+	hf_error *err;
+	hf_read_stats *st;
+	hf_ndjson_read_options opt;
+	hf_type **types;
+	size_t ntypes, captypes;
+	hf_buf longline;     /* a line longer than the input layer's window */
+	size_t consume;      /* bytes of input to drop after the current line */
+	uint64_t line_off;
+	char tag[48];
+	json_t *root;
+	kv *kvs;
+	size_t nkv, capkv;
+	char **keys;         /* keys that needed unescaping, freed per line */
+	size_t nkeys, capkeys;
+	hf_value *vals;
+	size_t capvals;
+} reader;
+
+static hf_status fail(reader *r, hf_status status, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 3, 4)))
+#endif
+	;
+static hf_status fail(reader *r, hf_status status, const char *fmt, ...)
+{
+	char msg[300];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	return hf_error_at(r->err, status, r->line_off, r->tag, "%s", msg);
+}
+
+static hf_status nomem(reader *r) { return fail(r, HF_ERR_NOMEM, "out of memory"); }
+
+/* Finds the next line; *line is NULL at the end of the input.  The line
+ * stays valid until the next call. */
+static hf_status next_line(reader *r, const char **line, size_t *len)
+{
+	hf_input_consume(r->in, r->consume);
+	r->consume = 0;
+	hf_buf_reset(&r->longline);
+	r->line_off = hf_input_offset(r->in);
+	size_t want = 1 << 16;
+	size_t scanned = 0;
+	for (;;) {
+		const uint8_t *p;
+		size_t avail;
+		hf_status s = hf_input_peek(r->in, want, &p, &avail, r->err);
+		if (s)
+			return s;
+		if (r->longline.len) {
+			const uint8_t *nl = avail ? memchr(p, '\n', avail) : NULL;
+			size_t take = nl ? (size_t)(nl - p) : avail;
+			if (r->longline.len + take > r->opt.max_line)
+				return fail(r, HF_ERR_LIMIT, "a line longer than %zu bytes", r->opt.max_line);
+			if (!hf_buf_append(&r->longline, p, take))
+				return nomem(r);
+			hf_input_consume(r->in, nl ? take + 1 : take);
+			if (nl || !avail) {
+				*line = (const char *)r->longline.data;
+				*len = r->longline.len;
+				return HF_OK;
+			}
+			continue;
+		}
+		if (!avail) {
+			*line = NULL;
+			*len = 0;
+			return HF_OK;
+		}
+		const uint8_t *nl = memchr(p + scanned, '\n', avail - scanned);
+		if (nl) {
+			*line = (const char *)p;
+			*len = (size_t)(nl - p);
+			r->consume = *len + 1;
+		} else if (avail < want) { /* the input ends without a newline */
+			*line = (const char *)p;
+			*len = avail;
+			r->consume = avail;
+		} else {
+			scanned = avail;
+			if (avail > r->opt.max_line)
+				return fail(r, HF_ERR_LIMIT, "a line longer than %zu bytes", r->opt.max_line);
+			if (avail < HF_INPUT_MAX_PEEK / 2) {
+				want = avail * 2;
+				continue;
+			}
+			/* Longer than the window: gather it in a buffer of its own. */
+			if (!hf_buf_append(&r->longline, p, avail))
+				return nomem(r);
+			hf_input_consume(r->in, avail);
+			continue;
+		}
+		if (*len > r->opt.max_line)
+			return fail(r, HF_ERR_LIMIT, "a line longer than %zu bytes", r->opt.max_line);
+		return HF_OK;
+	}
+}
+
+/* ---- raw scanner over a line jansson has accepted -------------------------- */
+
+static const char *skip_ws(const char *p, const char *e)
+{
+	while (p < e && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+		p++;
+	return p;
+}
+
+static const char *skip_string(const char *p, const char *e)
+{
+	for (p++; p < e; p++) {
+		if (*p == '\\')
+			p++;
+		else if (*p == '"')
+			return p + 1;
+	}
+	return NULL;
+}
+
+static const char *skip_value(const char *p, const char *e)
+{
+	if (p >= e)
+		return NULL;
+	if (*p == '"')
+		return skip_string(p, e);
+	if (*p == '{' || *p == '[') {
+		size_t depth = 0;
+		while (p < e) {
+			char c = *p;
+			if (c == '"') {
+				if (!(p = skip_string(p, e)))
+					return NULL;
+				continue;
+			}
+			if (c == '{' || c == '[')
+				depth++;
+			else if ((c == '}' || c == ']') && --depth == 0)
+				return p + 1;
+			p++;
+		}
+		return NULL;
+	}
+	while (p < e && *p != ',' && *p != '}' && *p != ']' && *p != ' ' && *p != '\t' &&
+	       *p != '\n' && *p != '\r')
+		p++;
+	return p;
+}
+
+static hf_status add_key(reader *r, const char *raw, size_t rawlen, const char **k, size_t *kl)
+{
+	if (!memchr(raw, '\\', rawlen)) {
+		*k = raw;
+		*kl = rawlen;
+		return HF_OK;
+	}
+	/* An escaped key: let jansson decode it. */
+	json_error_t je;
+	json_t *s = json_loadb(raw - 1, rawlen + 2, JSON_DECODE_ANY | JSON_ALLOW_NUL, &je);
+	if (!s || !json_is_string(s)) {
+		json_decref(s);
+		return fail(r, HF_ERR_FORMAT, "cannot decode a key");
+	}
+	size_t n = json_string_length(s);
+	char *c = malloc(n + 1);
+	if (!c || (r->nkeys == r->capkeys &&
+	           !(r->keys = realloc(r->keys, (r->capkeys = r->capkeys * 2 + 8) * sizeof *r->keys)))) {
+		free(c);
+		json_decref(s);
+		return nomem(r);
+	}
+	memcpy(c, json_string_value(s), n + 1);
+	json_decref(s);
+	r->keys[r->nkeys++] = c;
+	*k = c;
+	*kl = n;
+	return HF_OK;
+}
+
+static hf_status scan_line(reader *r, const char *line, size_t len)
+{
+	const char *e = line + len;
+	const char *p = skip_ws(line, e);
+	r->nkv = 0;
+	if (p >= e || *p != '{')
+		return fail(r, HF_ERR_FORMAT, "a line is not a JSON object");
+	p = skip_ws(p + 1, e);
+	if (p < e && *p == '}')
+		return HF_OK;
+	for (;;) {
+		if (p >= e || *p != '"')
+			return fail(r, HF_ERR_FORMAT, "malformed object");
+		const char *q = skip_string(p, e);
+		if (!q)
+			return fail(r, HF_ERR_FORMAT, "malformed object");
+		if (r->nkv == r->capkv) {
+			size_t nc = r->capkv ? r->capkv * 2 : 16;
+			kv *n = realloc(r->kvs, nc * sizeof *n);
+			if (!n)
+				return nomem(r);
+			r->kvs = n;
+			r->capkv = nc;
+		}
+		kv *x = &r->kvs[r->nkv];
+		hf_status s = add_key(r, p + 1, (size_t)(q - p - 2), &x->k, &x->kl);
+		if (s)
+			return s;
+		p = skip_ws(q, e);
+		if (p >= e || *p != ':')
+			return fail(r, HF_ERR_FORMAT, "malformed object");
+		p = skip_ws(p + 1, e);
+		x->v = p;
+		if (!(q = skip_value(p, e)))
+			return fail(r, HF_ERR_FORMAT, "malformed value");
+		x->vl = (size_t)(q - p);
+		x->used = 0;
+		for (size_t i = 0; i < r->nkv; i++)
+			if (r->kvs[i].kl == x->kl && !memcmp(r->kvs[i].k, x->k, x->kl))
+				return fail(r, HF_ERR_FORMAT, "key \"%.*s\" appears twice", (int)x->kl, x->k);
+		r->nkv++;
+		p = skip_ws(q, e);
+		if (p < e && *p == ',') {
+			p = skip_ws(p + 1, e);
+			continue;
+		}
+		if (p < e && *p == '}')
+			return HF_OK;
+		return fail(r, HF_ERR_FORMAT, "malformed object");
+	}
+}
+
+static kv *find(reader *r, const char *key)
+{
+	size_t n = strlen(key);
+	for (size_t i = 0; i < r->nkv; i++)
+		if (r->kvs[i].kl == n && !memcmp(r->kvs[i].k, key, n)) {
+			r->kvs[i].used = 1;
+			return &r->kvs[i];
+		}
+	return NULL;
+}
+
+static int is_null(const kv *x) { return x->vl == 4 && !memcmp(x->v, "null", 4); }
+
+static int parse_u64(const char *s, size_t n, uint64_t *out)
+{
+	if (!n || n > 20)
+		return 0;
+	uint64_t v = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return 0;
+		unsigned d = (unsigned)(s[i] - '0');
+		if (v > (UINT64_MAX - d) / 10)
+			return 0;
+		v = v * 10 + d;
+	}
+	*out = v;
+	return 1;
+}
+
+static int parse_i64(const char *s, size_t n, int64_t *out)
+{
+	uint64_t u;
+	if (n && s[0] == '-') {
+		if (!parse_u64(s + 1, n - 1, &u) || u > (uint64_t)INT64_MAX + 1)
+			return 0;
+		*out = u == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)u;
+		return 1;
+	}
+	if (!parse_u64(s, n, &u) || u > (uint64_t)INT64_MAX)
+		return 0;
+	*out = (int64_t)u;
+	return 1;
+}
+
+static hf_status get_u64(reader *r, const char *key, int required, uint64_t *out)
+{
+	kv *x = find(r, key);
+	*out = 0;
+	if (!x || is_null(x)) {
+		if (required)
+			return fail(r, HF_ERR_FORMAT, "\"%s\" is missing", key);
+		return HF_OK;
+	}
+	if (!parse_u64(x->v, x->vl, out))
+		return fail(r, HF_ERR_FORMAT, "\"%s\" is not an unsigned 64-bit integer", key);
+	return HF_OK;
+}
+
+static hf_status get_u32(reader *r, const char *key, uint32_t *out)
+{
+	uint64_t v;
+	hf_status s = get_u64(r, key, 0, &v);
+	if (s)
+		return s;
+	if (v > UINT32_MAX)
+		return fail(r, HF_ERR_FORMAT, "\"%s\" is larger than 2^32-1", key);
+	*out = (uint32_t)v;
+	return HF_OK;
+}
+
+static hf_status get_subtype(reader *r, int *out)
+{
+	kv *x = find(r, "subtype");
+	int64_t v;
+	if (!x)
+		return fail(r, HF_ERR_FORMAT, "\"subtype\" is missing");
+	if (!parse_i64(x->v, x->vl, &v) || v < INT_MIN || v > INT_MAX)
+		return fail(r, HF_ERR_FORMAT, "\"subtype\" is not a 32-bit integer");
+	*out = (int)v;
+	return HF_OK;
+}
+
+/* A string value; *s NULL when absent (or null). */
+static hf_status get_str(reader *r, const char *key, int required, const char **s, size_t *n)
+{
+	kv *x = find(r, key);
+	*s = NULL;
+	*n = 0;
+	if (!x || is_null(x)) {
+		if (required)
+			return fail(r, HF_ERR_FORMAT, "\"%s\" is missing", key);
+		return HF_OK;
+	}
+	json_t *v = json_object_getn(r->root, x->k, x->kl);
+	if (!json_is_string(v))
+		return fail(r, HF_ERR_FORMAT, "\"%s\" is not a string", key);
+	*s = json_string_value(v);
+	*n = json_string_length(v);
+	return HF_OK;
+}
+
+/* A string that must not hold U+0000 (names, metadata). */
+static hf_status get_cstr(reader *r, const char *key, int required, const char **s)
+{
+	size_t n;
+	hf_status st = get_str(r, key, required, s, &n);
+	if (!st && *s && strlen(*s) != n)
+		return fail(r, HF_ERR_FORMAT, "\"%s\" holds U+0000", key);
+	return st;
+}
+
+static hf_status get_value(reader *r, const hf_field *f, hf_value *v)
+{
+	memset(v, 0, sizeof *v);
+	kv *x = find(r, f->name);
+	if (!x)
+		return HF_OK;
+	if (is_null(x) && f->kind != HF_FIELD_JSON && f->kind != HF_FIELD_REAL)
+		return HF_OK;
+	v->present = 1;
+	switch (f->kind) {
+	case HF_FIELD_INT:
+		if (!parse_i64(x->v, x->vl, &v->i))
+			return fail(r, HF_ERR_FORMAT, "field \"%s\" is not a 64-bit integer", f->name);
+		break;
+	case HF_FIELD_ID:
+	case HF_FIELD_STRREF:
+		if (!parse_u64(x->v, x->vl, &v->u))
+			return fail(r, HF_ERR_FORMAT, "field \"%s\" is not an unsigned 64-bit integer", f->name);
+		break;
+	case HF_FIELD_TEXT: {
+		json_t *j = json_object_getn(r->root, x->k, x->kl);
+		if (!json_is_string(j))
+			return fail(r, HF_ERR_FORMAT, "field \"%s\" is not a string", f->name);
+		v->s = json_string_value(j);
+		v->n = json_string_length(j);
+		break;
+	}
+	case HF_FIELD_REAL: {
+		if (is_null(x)) {
+			v->d = NAN; /* what the writers make of a value that is not finite */
+			break;
+		}
+		char tmp[64];
+		json_t *j = json_object_getn(r->root, x->k, x->kl);
+		if (!json_is_number(j) || x->vl >= sizeof tmp)
+			return fail(r, HF_ERR_FORMAT, "field \"%s\" is not a number", f->name);
+		memcpy(tmp, x->v, x->vl);
+		tmp[x->vl] = 0;
+		v->d = strtod(tmp, NULL);
+		break;
+	}
+	case HF_FIELD_JSON:
+		v->s = x->v;
+		v->n = x->vl;
+		break;
+	default:
+		return fail(r, HF_ERR_UNSUPPORTED, "field \"%s\" has an unknown kind", f->name);
+	}
+	return HF_OK;
+}
+
+static hf_status get_values(reader *r, const hf_type *t, hf_value **out)
+{
+	if (t->nfields > r->capvals) {
+		hf_value *n = realloc(r->vals, t->nfields * sizeof *n);
+		if (!n)
+			return nomem(r);
+		r->vals = n;
+		r->capvals = t->nfields;
+	}
+	for (size_t i = 0; i < t->nfields; i++) {
+		hf_status s = get_value(r, &t->fields[i], &r->vals[i]);
+		if (s)
+			return s;
+	}
+	*out = r->vals;
+	return HF_OK;
+}
+
+/* Every key must be one the record's type names. */
+static hf_status check_unused(reader *r)
+{
+	for (size_t i = 0; i < r->nkv; i++) {
+		if (r->kvs[i].used)
+			continue;
+		if (!r->opt.ignore_unknown_keys)
+			return fail(r, HF_ERR_FORMAT,
+			            "key \"%.*s\" is not declared for this record (see --ignore-unknown-keys)",
+			            (int)(r->kvs[i].kl > 60 ? 60 : r->kvs[i].kl), r->kvs[i].k);
+		r->st->unknown_keys++;
+	}
+	return HF_OK;
+}
+
+/* ---- declarations ------------------------------------------------------------ */
+
+static const hf_type *find_type_id(reader *r, hf_type_class cls, int id)
+{
+	for (size_t i = 0; i < r->ntypes; i++)
+		if (r->types[i]->cls == cls && r->types[i]->id == id)
+			return r->types[i];
+	return NULL;
+}
+
+static const hf_type *find_type_name(reader *r, hf_type_class cls, const char *name, size_t n)
+{
+	for (size_t i = 0; i < r->ntypes; i++)
+		if (r->types[i]->cls == cls && strlen(r->types[i]->name) == n &&
+		    !memcmp(r->types[i]->name, name, n))
+			return r->types[i];
+	return NULL;
+}
+
+static const char *const reserved[] = { "metadata", "node_type", "edge_type", "record_type",
+	"string", "node", "edge", NULL };
+
+static hf_status parse_fields(reader *r, hf_type *t, hf_field **out)
+{
+	kv *x = find(r, "fields");
+	*out = NULL;
+	t->nfields = 0;
+	if (!x || is_null(x))
+		return HF_OK;
+	json_t *a = json_object_getn(r->root, x->k, x->kl);
+	if (!json_is_array(a))
+		return fail(r, HF_ERR_FORMAT, "\"fields\" is not an array");
+	size_t n = json_array_size(a);
+	hf_field *f = calloc(n + 1, sizeof *f);
+	if (!f)
+		return nomem(r);
+	for (size_t i = 0; i < n; i++) {
+		json_t *o = json_array_get(a, i);
+		if (!json_is_object(o)) {
+			free(f);
+			return fail(r, HF_ERR_FORMAT, "field %zu is not an object", i);
+		}
+		const char *key;
+		json_t *val;
+		json_object_foreach(o, key, val) {
+			bool known = !strcmp(key, "name") || !strcmp(key, "type") || !strcmp(key, "doc") ||
+			             !strcmp(key, "indexed");
+			if (known)
+				continue;
+			if (!r->opt.ignore_unknown_keys) {
+				free(f);
+				return fail(r, HF_ERR_FORMAT, "field %zu: key \"%.60s\" is not known", i, key);
+			}
+			r->st->unknown_keys++;
+		}
+		json_t *name = json_object_get(o, "name"), *kind = json_object_get(o, "type");
+		json_t *doc = json_object_get(o, "doc"), *ix = json_object_get(o, "indexed");
+		if (!json_is_string(name) || strlen(json_string_value(name)) != json_string_length(name) ||
+		    !json_is_string(kind) || (doc && !json_is_string(doc) && !json_is_null(doc)) ||
+		    (ix && !json_is_boolean(ix))) {
+			free(f);
+			return fail(r, HF_ERR_FORMAT, "field %zu: needs a string \"name\" and \"type\"", i);
+		}
+		if (!hf_field_kind_parse(json_string_value(kind), &f[i].kind)) {
+			hf_status s = fail(r, HF_ERR_UNSUPPORTED, "field \"%.60s\": kind \"%.40s\" is not known",
+			                   json_string_value(name), json_string_value(kind));
+			free(f);
+			return s;
+		}
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(f[j].name, json_string_value(name))) {
+				hf_status s = fail(r, HF_ERR_FORMAT, "field \"%.60s\" is declared twice",
+				                   f[j].name);
+				free(f);
+				return s;
+			}
+		f[i].name = json_string_value(name);
+		f[i].doc = json_is_string(doc) ? json_string_value(doc) : NULL;
+		f[i].indexed = json_is_true(ix);
+	}
+	t->nfields = n;
+	*out = f;
+	return HF_OK;
+}
+
+static hf_status declare(reader *r, hf_type_class cls)
+{
+	hf_type t;
+	memset(&t, 0, sizeof t);
+	t.cls = cls;
+	hf_status s;
+	if (cls != HF_TYPE_RECORD && (s = get_subtype(r, &t.id)))
+		return s;
+	if ((s = get_cstr(r, "name", 1, &t.name)) || (s = get_cstr(r, "table", 0, &t.table)) ||
+	    (s = get_cstr(r, "doc", 0, &t.doc)))
+		return s;
+	if (cls == HF_TYPE_EDGE && (s = get_cstr(r, "label", 0, &t.label)))
+		return s;
+	if (!*t.name)
+		return fail(r, HF_ERR_FORMAT, "a type needs a name");
+	if (cls == HF_TYPE_RECORD)
+		for (size_t i = 0; reserved[i]; i++)
+			if (!strcmp(t.name, reserved[i]))
+				return fail(r, HF_ERR_FORMAT, "a record type cannot be named \"%s\"", t.name);
+	if (cls != HF_TYPE_RECORD && find_type_id(r, cls, t.id))
+		return fail(r, HF_ERR_FORMAT, "%s subtype %d is declared twice",
+		            cls == HF_TYPE_NODE ? "node" : "edge", t.id);
+	if (find_type_name(r, cls, t.name, strlen(t.name)))
+		return fail(r, HF_ERR_FORMAT, "type \"%.60s\" is declared twice", t.name);
+	char table[80];
+	if (cls == HF_TYPE_NODE && !t.table) {
+		/* The database needs a table for every node subtype. */
+		memcpy(table, "node_", 5);
+		size_t o = 5;
+		for (const char *p = t.name; *p && o + 1 < sizeof table; p++)
+			table[o++] = ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+			              (*p >= '0' && *p <= '9')) ? *p : '_';
+		table[o] = 0;
+		t.table = table;
+	}
+	hf_field *fields = NULL;
+	if (cls != HF_TYPE_EDGE && (s = parse_fields(r, &t, &fields)))
+		return s;
+	t.fields = fields;
+	if ((s = check_unused(r))) {
+		free(fields);
+		return s;
+	}
+	hf_type *own = hf_tr_type_clone(&t);
+	free(fields);
+	if (!own)
+		return nomem(r);
+	hf_tr_known_indexes(own);
+	if (r->ntypes == r->captypes) {
+		size_t nc = r->captypes ? r->captypes * 2 : 32;
+		hf_type **n = realloc(r->types, nc * sizeof *n);
+		if (!n) {
+			hf_tr_type_free(own);
+			return nomem(r);
+		}
+		r->types = n;
+		r->captypes = nc;
+	}
+	r->types[r->ntypes++] = own;
+	r->st->types++;
+	return hf_sink_declare(r->sink, own, r->err);
+}
+
+/* ---- one line ---------------------------------------------------------------- */
+
+static hf_status do_line(reader *r, const char *line, size_t len)
+{
+	json_error_t je;
+	r->root = json_loadb(line, len, JSON_ALLOW_NUL, &je);
+	if (!r->root && json_error_code(&je) == json_error_numeric_overflow)
+		/* An integer past 2^63-1 (an id up to 2^64-1): the scanner reads it. */
+		r->root = json_loadb(line, len, JSON_ALLOW_NUL | JSON_DECODE_INT_AS_REAL, &je);
+	if (!r->root)
+		return fail(r, HF_ERR_FORMAT, "not JSON: %s (column %d)", je.text, je.column);
+	if (!json_is_object(r->root))
+		return fail(r, HF_ERR_FORMAT, "a line must be a JSON object");
+	hf_status s = scan_line(r, line, len);
+	if (s)
+		return s;
+	const char *rec;
+	size_t rl;
+	if ((s = get_str(r, "record", 1, &rec, &rl)))
+		return s;
+	snprintf(r->tag, sizeof r->tag, "line %llu, %.*s", (unsigned long long)r->st->lines,
+	         (int)(rl > 24 ? 24 : rl), rec);
+	if (rl == 4 && !memcmp(rec, "node", 4)) {
+		hf_node n;
+		memset(&n, 0, sizeof n);
+		int sub;
+		hf_value *vals;
+		if ((s = get_u64(r, "identifier", 1, &n.id)) || (s = get_subtype(r, &sub)))
+			return s;
+		if (!(n.type = find_type_id(r, HF_TYPE_NODE, sub)))
+			return fail(r, HF_ERR_FORMAT, "node subtype %d was not declared", sub);
+		if ((s = get_u32(r, "dump", &n.dump)) || (s = get_u64(r, "class", 0, &n.class_id)) ||
+		    (s = get_u64(r, "size", 0, &n.size)) || (s = get_u32(r, "heap", &n.heap)) ||
+		    (s = get_values(r, n.type, &vals)) || (s = check_unused(r)))
+			return s;
+		n.values = vals;
+		r->st->nodes++;
+		return hf_sink_node(r->sink, &n, r->err);
+	}
+	if (rl == 4 && !memcmp(rec, "edge", 4)) {
+		hf_edge e;
+		memset(&e, 0, sizeof e);
+		int sub;
+		if ((s = get_subtype(r, &sub)))
+			return s;
+		if (!(e.type = find_type_id(r, HF_TYPE_EDGE, sub)))
+			return fail(r, HF_ERR_FORMAT, "edge subtype %d was not declared", sub);
+		if ((s = get_u64(r, "source", 1, &e.source)) || (s = get_u64(r, "dest", 1, &e.dest)) ||
+		    (s = get_u64(r, "label", 0, &e.label)) || (s = get_u32(r, "dump", &e.dump)) ||
+		    (s = check_unused(r)))
+			return s;
+		r->st->edges++;
+		return hf_sink_edge(r->sink, &e, r->err);
+	}
+	if (rl == 6 && !memcmp(rec, "string", 6)) {
+		uint64_t id;
+		const char *data;
+		size_t n;
+		if ((s = get_u64(r, "id", 1, &id)) || (s = get_str(r, "data", 1, &data, &n)) ||
+		    (s = check_unused(r)))
+			return s;
+		r->st->strings++;
+		return hf_sink_string(r->sink, id, data, n, r->err);
+	}
+	if (rl == 8 && !memcmp(rec, "metadata", 8)) {
+		const char *k, *v;
+		if ((s = get_cstr(r, "key", 1, &k)) || (s = get_cstr(r, "value", 1, &v)) ||
+		    (s = check_unused(r)))
+			return s;
+		r->st->metadata++;
+		return hf_sink_metadata(r->sink, k, v, r->err);
+	}
+	if (rl == 9 && !memcmp(rec, "node_type", 9))
+		return declare(r, HF_TYPE_NODE);
+	if (rl == 9 && !memcmp(rec, "edge_type", 9))
+		return declare(r, HF_TYPE_EDGE);
+	if (rl == 11 && !memcmp(rec, "record_type", 11))
+		return declare(r, HF_TYPE_RECORD);
+	const hf_type *t = find_type_name(r, HF_TYPE_RECORD, rec, rl);
+	if (!t)
+		return fail(r, HF_ERR_FORMAT, "record type \"%.*s\" was not declared",
+		            (int)(rl > 60 ? 60 : rl), rec);
+	hf_record rc;
+	hf_value *vals;
+	if ((s = get_values(r, t, &vals)) || (s = check_unused(r)))
+		return s;
+	rc.type = t;
+	rc.values = vals;
+	r->st->records++;
+	return hf_sink_record(r->sink, &rc, r->err);
+}
+
+void hf_ndjson_read_options_init(hf_ndjson_read_options *opt)
+{
+	memset(opt, 0, sizeof *opt);
+}
+
+hf_status hf_ndjson_read(hf_input *in, hf_sink *sink, const hf_ndjson_read_options *opt,
+                         hf_read_stats *stats, hf_error *err)
+{
+	hf_read_stats dummy;
+	reader r;
+	memset(&r, 0, sizeof r);
+	if (!stats)
+		stats = &dummy;
+	memset(stats, 0, sizeof *stats);
+	if (opt)
+		r.opt = *opt;
+	if (!r.opt.max_line)
+		r.opt.max_line = (size_t)1 << 30;
+	r.in = in;
+	r.sink = sink;
+	r.err = err;
+	r.st = stats;
+	hf_buf_init(&r.longline);
+	hf_status s = HF_OK;
+	for (;;) {
+		const char *line = NULL;
+		size_t len = 0;
+		snprintf(r.tag, sizeof r.tag, "line %llu", (unsigned long long)stats->lines + 1);
+		if ((s = next_line(&r, &line, &len)) || !line)
+			break;
+		stats->lines++;
+		const char *e = line + len;
+		if (skip_ws(line, e) != e) {
+			s = do_line(&r, line, len);
+			json_decref(r.root);
+			r.root = NULL;
+			for (size_t i = 0; i < r.nkeys; i++)
+				free(r.keys[i]);
+			r.nkeys = 0;
+			if (s)
+				break;
+		}
+		if (r.opt.progress && (stats->lines & 0xffff) == 0)
+			r.opt.progress(r.opt.progress_ctx, hf_input_raw_offset(in), hf_input_raw_size(in));
+	}
+	if (!s)
+		hf_input_consume(in, r.consume);
+	for (size_t i = 0; i < r.ntypes; i++)
+		hf_tr_type_free(r.types[i]);
+	free(r.types);
+	free(r.kvs);
+	free(r.keys);
+	free(r.vals);
+	hf_buf_free(&r.longline);
+	return s;
+}
