@@ -1,9 +1,11 @@
 /* alloc2heapdb: an Android allocation-tracker report (.alloc, REAL payload)
  * to an indexed SQLite heap database. */
+#include "batch.h"
 #include "ddm_cli.h"
 
 static const char help[] =
 	"Usage: alloc2heapdb [OPTION]... IN|- OUT.db\n"
+	"  or:  alloc2heapdb [OPTION]... -o DIR IN...\n"
 	"Convert an Android allocation-tracker report (an Android Studio .alloc file,\n"
 	"the payload of a DDM REAL reply; plain or gzip) to a SQLite database of the\n"
 	"extensible heap-dump format (tables ddm_allocation, ddm_stack_frame, ...).\n"
@@ -15,10 +17,8 @@ static const char help[] =
 	"                         entry order of the report (ART 7+ newest first,\n"
 	"                         Dalvik and ART 5-6 oldest first; default auto: guessed\n"
 	"                         from the thread ids, see the man page); sets 'sequence'\n"
-	"  -q, --quiet            no progress indicator\n"
-	"      --progress         show progress on stderr even when it is not a terminal\n"
-	"  -h, --help             show this help and exit\n"
-	"  -V, --version          show the version and exit\n"
+	BATCH_HELP
+	CLI_COMMON_HELP
 	"\n"
 	"Examples:\n"
 	"  alloc2heapdb capture.alloc out.db\n"

@@ -1,9 +1,11 @@
 /* alloc2ndjson: an Android allocation-tracker report (.alloc, REAL payload)
  * to NDJSON records of the extensible heap-dump format. */
+#include "batch.h"
 #include "ddm_cli.h"
 
 static const char help[] =
 	"Usage: alloc2ndjson [OPTION]... [IN|-] [OUT|-]\n"
+	"  or:  alloc2ndjson [OPTION]... -o DIR IN...\n"
 	"Convert an Android allocation-tracker report (an Android Studio .alloc file,\n"
 	"the payload of a DDM REAL reply; plain or gzip) to NDJSON: one record of the\n"
 	"extensible heap-dump format per line (ddm.allocation, ddm.stack_frame, ...).\n"
@@ -13,10 +15,8 @@ static const char help[] =
 	"                         entry order of the report (ART 7+ newest first,\n"
 	"                         Dalvik and ART 5-6 oldest first; default auto: guessed\n"
 	"                         from the thread ids, see the man page); sets 'sequence'\n"
-	"  -q, --quiet            no progress indicator\n"
-	"      --progress         show progress on stderr even when it is not a terminal\n"
-	"  -h, --help             show this help and exit\n"
-	"  -V, --version          show the version and exit\n"
+	BATCH_HELP
+	CLI_COMMON_HELP
 	"\n"
 	"Examples:\n"
 	"  alloc2ndjson capture.alloc | jq -c 'select(.record==\"ddm.allocation\") | {class, size, thread}'\n"

@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 const char *cli_prog = "heapfmt";
@@ -52,6 +53,7 @@ void cli_usage_error(const char *fmt, ...)
 void cli_progress_init(cli_progress *p, int mode)
 {
 	p->drawn = 0;
+	p->mode = mode;
 	p->enabled = mode > 0 || (mode == 0 && isatty(STDERR_FILENO));
 }
 
@@ -79,4 +81,38 @@ void cli_progress_end(cli_progress *p)
 void cli_version(void)
 {
 	printf("%s (heapfmt) %s\n", cli_prog, HEAPFMT_VERSION);
+}
+
+void cli_progress_for(cli_progress *p, uint64_t input_size)
+{
+	/* Small inputs finish before a bar would help; --progress still shows it. */
+	if (p->enabled && p->mode == 0 && input_size < ((uint64_t)64 << 20))
+		p->enabled = 0;
+}
+
+const char *cli_input_name(const char *path)
+{
+	return strcmp(path, "-") ? path : "<stdin>";
+}
+
+const char *cli_opt_value(const char *name, int argc, char **argv, int *i, int *missing)
+{
+	const char *a = argv[*i];
+	size_t n = strlen(name);
+	if (strncmp(a, name, n) || (a[n] && a[n] != '='))
+		return NULL;
+	if (a[n] == '=')
+		return a + n + 1;
+	if (*i + 1 < argc)
+		return argv[++*i];
+	*missing = 1;
+	return "";
+}
+
+hf_status cli_run_open_input(cli_run *r, hf_input **in, hf_error *err)
+{
+	hf_status st = hf_input_open(in, r->in, err);
+	if (!st)
+		cli_progress_for(r->progress, hf_input_raw_size(*in));
+	return st;
 }

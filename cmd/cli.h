@@ -30,9 +30,64 @@ void cli_usage_error(const char *fmt, ...)
 typedef struct cli_progress {
 	int enabled;
 	int drawn;
+	int mode;
 } cli_progress;
 void cli_progress_init(cli_progress *p, int mode); /* mode: -1 never, 0 auto, 1 always */
 void cli_progress_cb(void *ctx, uint64_t done, uint64_t total);
 void cli_progress_end(cli_progress *p);
 void cli_version(void);
+/* The options every program takes, for --help. */
+#define CLI_COMMON_HELP \
+	"  -q, --quiet            no progress indicator\n" \
+	"      --progress         show progress on stderr even when it is not a terminal\n" \
+	"  -h, --help             show this help and exit\n" \
+	"  -V, --version          show the version and exit\n"
+
+/* Opens r->in (a file, "-", gzip: see hf_input_open) and turns an automatic
+ * progress indicator off for inputs too small to need one. */
+struct cli_run;
+hf_status cli_run_open_input(struct cli_run *r, hf_input **in, hf_error *err);
+
+/* Turns off an automatic progress indicator for inputs too small to need one. */
+void cli_progress_for(cli_progress *p, uint64_t input_size);
+/* A name for the input in messages: "<stdin>" for "-". */
+const char *cli_input_name(const char *path);
+
+/* "--name=value" or "--name value" at argv[*i] (advancing *i past a
+ * separate value); NULL when argv[*i] is not --name.  *missing is set when
+ * the value is absent. */
+const char *cli_opt_value(const char *name, int argc, char **argv, int *i, int *missing);
+
+/* ---- converters --------------------------------------------------------------
+ * Every program reads one input and writes it as NDJSON or as a heap
+ * database; cli_converter_main does what they share: --help, --version,
+ * --quiet/--progress, --force/--no-index for databases, the arguments
+ * (IN OUT.db; or [IN] [OUT] for NDJSON), the output sink (a temporary name
+ * renamed on success), the error line and exit status, and batch mode
+ * (-o DIR with several inputs, see batch.h). */
+typedef struct cli_run {
+	const char *in;          /* input path, "-" for standard input */
+	hf_sink *sink;           /* where the records go (the caller finishes it) */
+	cli_progress *progress;
+	const char *crtime;      /* creation time for the metadata */
+	int salvaged;            /* set by read: the input was damaged, what came before kept */
+	hf_error damage;         /* with salvaged: what the damage was */
+} cli_run;
+
+typedef struct cli_converter {
+	const char *name;
+	int heapdb;                 /* 1: writes a heap database (IN OUT.db) */
+	const char *help;
+	const char *out_ext;        /* batch output extension (".db", ".ndjson") */
+	const char *const *in_exts; /* extensions dropped from input names in batch mode */
+	/* The program's own options: returns 1 if argv[*i] was one, 0 if not,
+	 * -1 after a usage error.  NULL: none. */
+	int (*option)(void *ctx, int argc, char **argv, int *i);
+	/* Reads r->in into r->sink; on failure returns the status with err set
+	 * (an error naming the input offset). */
+	hf_status (*read)(void *ctx, cli_run *r, hf_error *err);
+	void *ctx;
+} cli_converter;
+
+int cli_converter_main(const cli_converter *conv, int argc, char **argv);
 #endif

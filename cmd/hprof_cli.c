@@ -1,4 +1,4 @@
-/* Option parsing and the run loop shared by the HPROF converters. */
+/* The HPROF reader's options and run, for hprof2ndjson and hprof2heapdb. */
 #define _POSIX_C_SOURCE 200809L
 #include "hprof_cli.h"
 #include <stdio.h>
@@ -15,119 +15,71 @@ static int parse_long(const char *s, long *out)
 	return 1;
 }
 
-int hprof_cli_parse(hprof_cli *c, int argc, char **argv, int heapdb, const char *help)
+static int hprof_option(void *ctx, int argc, char **argv, int *i)
 {
-	memset(c, 0, sizeof *c);
-	hf_hprof_options_init(&c->opt);
-	int only_args = 0;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char *val = NULL;
-		if (only_args || a[0] != '-' || !strcmp(a, "-")) {
-			if (c->nargs == 2) {
-				cli_usage_error("too many arguments");
-				return EXIT_USAGE;
-			}
-			c->args[c->nargs++] = a;
-			continue;
+	hf_hprof_options *opt = ctx;
+	const char *a = argv[*i], *v;
+	int missing = 0;
+	if (!strcmp(a, "--values")) {
+		opt->values = 1;
+	} else if (!strcmp(a, "--salvage")) {
+		opt->salvage = 1;
+	} else if ((v = cli_opt_value("--dump", argc, argv, i, &missing))) {
+		if (missing) {
+			cli_usage_error("--dump needs a number or 'all'");
+			return -1;
 		}
-		if (!strcmp(a, "--")) {
-			only_args = 1;
-			continue;
+		if (!strcmp(v, "all"))
+			opt->dump_index = -1;
+		else if (!parse_long(v, &opt->dump_index)) {
+			cli_usage_error("--dump takes a dump index (0, 1, ...) or 'all', not '%s'", v);
+			return -1;
 		}
-		if (!strncmp(a, "--", 2) && strchr(a, '='))
-			val = strchr(a, '=') + 1;
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			fputs(help, stdout);
-			return EXIT_OK;
-		} else if (!strcmp(a, "-V") || !strcmp(a, "--version")) {
-			cli_version();
-			return EXIT_OK;
-		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
-			c->progress_mode = -1;
-		} else if (!strcmp(a, "--progress")) {
-			c->progress_mode = 1;
-		} else if (!strcmp(a, "--values")) {
-			c->opt.values = 1;
-		} else if (!strcmp(a, "--salvage")) {
-			c->opt.salvage = 1;
-		} else if (!strncmp(a, "--dump", 6) && (a[6] == 0 || a[6] == '=')) {
-			if (!val && i + 1 < argc)
-				val = argv[++i];
-			if (!val) {
-				cli_usage_error("--dump needs a number or 'all'");
-				return EXIT_USAGE;
-			}
-			if (!strcmp(val, "all"))
-				c->opt.dump_index = -1;
-			else if (!parse_long(val, &c->opt.dump_index)) {
-				cli_usage_error("--dump takes a dump index (0, 1, ...) or 'all', not '%s'", val);
-				return EXIT_USAGE;
-			}
-		} else if (!strncmp(a, "--compressed-oops", 17) && (a[17] == 0 || a[17] == '=')) {
-			if (!val && i + 1 < argc)
-				val = argv[++i];
-			if (val && !strcmp(val, "auto"))
-				c->opt.compressed_oops = -1;
-			else if (val && !strcmp(val, "yes"))
-				c->opt.compressed_oops = 1;
-			else if (val && !strcmp(val, "no"))
-				c->opt.compressed_oops = 0;
-			else {
-				cli_usage_error("--compressed-oops takes auto, yes or no");
-				return EXIT_USAGE;
-			}
-		} else if (heapdb && (!strcmp(a, "-f") || !strcmp(a, "--force"))) {
-			c->force = 1;
-		} else if (heapdb && !strcmp(a, "--no-index")) {
-			c->no_index = 1;
-		} else {
-			cli_usage_error("unknown option '%s'", a);
-			return EXIT_USAGE;
+	} else if ((v = cli_opt_value("--compressed-oops", argc, argv, i, &missing))) {
+		if (!strcmp(v, "auto"))
+			opt->compressed_oops = -1;
+		else if (!strcmp(v, "yes"))
+			opt->compressed_oops = 1;
+		else if (!strcmp(v, "no"))
+			opt->compressed_oops = 0;
+		else {
+			cli_usage_error("--compressed-oops takes auto, yes or no");
+			return -1;
 		}
+	} else {
+		return 0;
 	}
-	return -1;
+	return 1;
 }
 
-int hprof_cli_run(hprof_cli *c, const char *in_path, hf_sink *sink)
+static hf_status hprof_run(void *ctx, cli_run *r, hf_error *err)
 {
-	hf_error err;
+	hf_hprof_options opt = *(const hf_hprof_options *)ctx;
 	hf_input *in = NULL;
-	hf_status st = hf_input_open(&in, in_path, &err);
-	if (st) {
-		hf_sink_destroy(sink, 0);
-		cli_report(in_path, &err);
-		return cli_exit_code(st);
-	}
-	cli_progress pr;
-	cli_progress_init(&pr, c->progress_mode);
-	if (pr.enabled && c->progress_mode == 0 && hf_input_raw_size(in) < ((uint64_t)64 << 20))
-		pr.enabled = 0; /* small inputs finish before a bar would help */
-	c->opt.progress = cli_progress_cb;
-	c->opt.progress_ctx = &pr;
-	c->opt.generator = cli_prog;
-	if (!c->opt.source_name)
-		c->opt.source_name = strcmp(in_path, "-") ? in_path : "-";
-	char crtime[40];
-	hf_crtime_now(crtime, sizeof crtime);
-	c->opt.crtime = crtime;
+	hf_status st = cli_run_open_input(r, &in, err);
+	if (st)
+		return st;
+	opt.progress = cli_progress_cb;
+	opt.progress_ctx = r->progress;
+	opt.generator = cli_prog;
+	opt.source_name = r->in;
+	opt.crtime = r->crtime;
 	hf_hprof_stats stats;
-	st = hf_hprof_read(in, sink, &c->opt, &stats, &err);
-	if (!st)
-		st = hf_sink_finish(sink, &err);
-	cli_progress_end(&pr);
-	hf_sink_destroy(sink, st == HF_OK);
+	st = hf_hprof_read(in, r->sink, &opt, &stats, err);
 	hf_input_close(in);
-	if (st) {
-		cli_report(strcmp(in_path, "-") ? in_path : "<stdin>", &err);
-		return cli_exit_code(st);
+	if (!st && stats.incomplete) {
+		r->salvaged = 1;
+		r->damage = stats.damage;
 	}
-	if (stats.incomplete) {
-		char line[512];
-		hf_error_format(&stats.damage, line, sizeof line);
-		fprintf(stderr, "%s: %s: %s; salvaged what came before (heapfmt.complete=false)\n",
-		        cli_prog, strcmp(in_path, "-") ? in_path : "<stdin>", line);
-		return EXIT_SALVAGED;
-	}
-	return EXIT_OK;
+	return st;
+}
+
+int hprof_cli_main(const char *name, int heapdb, const char *help, int argc, char **argv)
+{
+	static const char *const exts[] = { ".hprof", ".bin", NULL };
+	hf_hprof_options opt;
+	hf_hprof_options_init(&opt);
+	cli_converter conv = { name, heapdb, help, heapdb ? ".db" : ".ndjson", exts,
+		                   hprof_option, hprof_run, &opt };
+	return cli_converter_main(&conv, argc, argv);
 }

@@ -1,9 +1,11 @@
 /* hpsg2heapdb: a recorded DDM stream (heap info, heap segments, allocation
  * reports, threads) to an indexed SQLite heap database. */
+#include "batch.h"
 #include "ddm_cli.h"
 
 static const char help[] =
 	"Usage: hpsg2heapdb [OPTION]... IN|- OUT.db\n"
+	"  or:  hpsg2heapdb [OPTION]... -o DIR IN...\n"
 	"Convert a recorded DDM stream to a SQLite database of the extensible heap-dump\n"
 	"format (tables ddm_heap_dump, ddm_heap_run, ddm_allocation, ...).  The input is\n"
 	"JDWP traffic (with or without the handshake, both directions interleaved, a\n"
@@ -21,10 +23,8 @@ static const char help[] =
 	"                         unpaired HPST/HPEN or a segment outside a series\n"
 	"  --order=auto|newest-first|oldest-first\n"
 	"                         entry order of REAL reports (default auto, see the man page)\n"
-	"  -q, --quiet            no progress indicator\n"
-	"      --progress         show progress on stderr even when it is not a terminal\n"
-	"  -h, --help             show this help and exit\n"
-	"  -V, --version          show the version and exit\n"
+	BATCH_HELP
+	CLI_COMMON_HELP
 	"\n"
 	"Examples:\n"
 	"  hpsg2heapdb ddm-capture.bin out.db\n"

@@ -1,9 +1,11 @@
 /* hpsg2ndjson: a recorded DDM stream (heap info, heap segments, allocation
  * reports, threads) to NDJSON records of the extensible heap-dump format. */
+#include "batch.h"
 #include "ddm_cli.h"
 
 static const char help[] =
 	"Usage: hpsg2ndjson [OPTION]... [IN|-] [OUT|-]\n"
+	"  or:  hpsg2ndjson [OPTION]... -o DIR IN...\n"
 	"Convert a recorded DDM stream to NDJSON: one record of the extensible heap-dump\n"
 	"format per line.  The input is JDWP traffic (with or without the handshake,\n"
 	"both directions interleaved, a debugger's packets skipped), a sequence of bare\n"
@@ -20,10 +22,8 @@ static const char help[] =
 	"                         unpaired HPST/HPEN or a segment outside a series\n"
 	"  --order=auto|newest-first|oldest-first\n"
 	"                         entry order of REAL reports (default auto, see the man page)\n"
-	"  -q, --quiet            no progress indicator\n"
-	"      --progress         show progress on stderr even when it is not a terminal\n"
-	"  -h, --help             show this help and exit\n"
-	"  -V, --version          show the version and exit\n"
+	BATCH_HELP
+	CLI_COMMON_HELP
 	"\n"
 	"Examples:\n"
 	"  hpsg2ndjson ddm-capture.bin | jq -c 'select(.record==\"ddm.heap_dump\")'\n"

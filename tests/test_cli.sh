@@ -20,7 +20,7 @@ expect_rc() { # expect_rc CODE COMMAND...
 	got=$?
 	[ "$got" = "$want" ] || { echo "  exit $got, expected $want: $*"; cat "$t/err"; return 1; }
 }
-for p in hprof2ndjson hprof2heapdb; do
+for p in hprof2ndjson hprof2heapdb ndjson2heapdb heapdb2ndjson; do
 	check "$p --help" expect_rc 0 "$tools/$p" --help
 	check "$p --help shows usage and an example" grep -q "Examples:" "$t/out"
 	check "$p --version" expect_rc 0 "$tools/$p" --version
@@ -61,5 +61,42 @@ check "the FIFO is still a FIFO" test -p "$t/fifo"
 check "its reader got the records" test "$(wc -l <"$t/from-fifo")" = "$(wc -l <"$t/a.ndjson")"
 check "a database is not written over a FIFO, even with --force" expect_rc 3 "$tools/hprof2heapdb" --force "$sample" "$t/fifo"
 check "the FIFO survives" test -p "$t/fifo"
+# Translators: heapdb2ndjson reads only database files.
+check "heapdb2ndjson refuses stdin" expect_rc 2 "$tools/heapdb2ndjson" -
+check "heapdb2ndjson of a non-database is bad input" expect_rc 1 "$tools/heapdb2ndjson" "$t/a.ndjson"
+check "ndjson2heapdb of a non-NDJSON is bad input" expect_rc 1 "$tools/ndjson2heapdb" "$t/cut.hprof" "$t/nd.db"
+check "and leaves no database" test ! -e "$t/nd.db"
+check "NDJSON through stdin into a database" expect_rc 0 sh -c "'$tools/ndjson2heapdb' - '$t/nd.db' < '$t/a.ndjson'"
+check "and back: as many lines" sh -c "test \$('$tools/heapdb2ndjson' '$t/nd.db' | wc -l) = \$(wc -l < '$t/a.ndjson')"
+
+# Batch mode: several inputs and -o DIR, a summary line per file in input
+# order, carries on past a bad file, exit status of the first failure.
+check "NDJSON needs -o for several inputs" expect_rc 2 "$tools/hprof2ndjson" "$sample" "$sample" "$sample"
+cp "$sample" "$t/one.hprof.gz"
+check "a batch with a bad file fails" expect_rc 1 "$tools/hprof2heapdb" -j 2 -o "$t/batch" "$t/one.hprof.gz" "$t/cut.hprof" "$t/nope.hprof"
+check "a line per file in input order, then a total" sh -c "sed -n 1p '$t/out' | grep -q '^$t/one.hprof.gz: ok, [0-9]* records, .* -> $t/batch/one.db\$' &&
+	sed -n 2p '$t/out' | grep -q '^$t/cut.hprof: failed (exit 1)' &&
+	sed -n 3p '$t/out' | grep -q '^$t/nope.hprof: failed (exit 3)' &&
+	sed -n 4p '$t/out' | grep -q '^3 files: 1 ok, 2 failed, 0 salvaged'"
+check "the failures' errors are on stderr" sh -c "grep -q 'cut.hprof: offset' '$t/err' && grep -q nope.hprof '$t/err'"
+check "only the good output is there" test "$(ls -a "$t/batch" | grep -v '^\.\.*$' | tr '\n' ' ')" = "one.db "
+check "and it is a database" sh -c "head -c 15 '$t/batch/one.db' | grep -q 'SQLite format 3'"
+check "an existing output fails that file without --force" expect_rc 3 "$tools/hprof2heapdb" -o "$t/batch" "$t/one.hprof.gz"
+check "--stats=json: one JSON object per line" expect_rc 1 "$tools/hprof2ndjson" --stats=json -j1 -o "$t/nd" "$t/one.hprof.gz" "$t/cut.hprof"
+check "which parse, with the right fields" python3 -c "
+import json, sys
+l = [json.loads(x) for x in open(sys.argv[1])]
+assert len(l) == 3, l
+assert l[0]['status'] == 'ok' and l[0]['exit'] == 0 and l[0]['records'] > 60000 and l[0]['output'].endswith('/one.ndjson')
+assert l[1]['status'] == 'failed' and l[1]['exit'] == 1 and 'offset' in l[1]['error']
+assert l[2]['total'] and l[2]['files'] == 2 and l[2]['ok'] == 1 and l[2]['failed'] == 1 and l[2]['exit'] == 1
+" "$t/out"
+check "batch NDJSON equals a single conversion" sh -c "SOURCE_DATE_EPOCH=1 '$tools/hprof2ndjson' '$sample' > '$t/single.ndjson' &&
+	SOURCE_DATE_EPOCH=1 '$tools/hprof2ndjson' -o '$t/nd2' '$t/one.hprof.gz' >/dev/null &&
+	sed 's|\"value\":\"[^\"]*sample.hprof.gz\"|F|' '$t/single.ndjson' > '$t/s1' &&
+	sed 's|\"value\":\"[^\"]*one.hprof.gz\"|F|' '$t/nd2/one.ndjson' > '$t/s2' && cmp -s '$t/s1' '$t/s2'"
+check "two inputs for one output is a usage error" expect_rc 2 "$tools/hprof2heapdb" -o "$t/b2" "$t/one.hprof.gz" "$sample/../one.hprof.gz"
+check "a batch cannot read stdin" expect_rc 2 "$tools/hprof2heapdb" -o "$t/b3" -
+check "-j needs a positive number" expect_rc 2 "$tools/hprof2heapdb" -j 0 -o "$t/b4" "$sample"
 echo "test_cli: $fails failed"
 [ "$fails" = 0 ]

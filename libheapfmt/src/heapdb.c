@@ -276,8 +276,12 @@ static hf_status db_declare(hf_sink *s, const hf_type *t, hf_error *err)
 	}
 	if (t->cls == HF_TYPE_NODE)
 		ok = ok && hf_buf_printf(&sql, ", PRIMARY KEY (node_identifier, dump)) WITHOUT ROWID");
-	else if (d->nfields == 0)
+	else if (d->nfields == 0) {
+		/* SQLite wants a column: a record type without fields gets one that
+		 * stays NULL (the reader selects only declared fields). */
 		ok = ok && hf_buf_printf(&sql, "dummy INTEGER)");
+		ok = ok && hf_buf_printf(&q, "NULL");
+	}
 	else
 		ok = ok && hf_buf_printf(&sql, ")");
 	ok = ok && hf_buf_printf(&q, ")") && hf_buf_append(&sql, "", 1) && hf_buf_append(&q, "", 1);

@@ -1,0 +1,448 @@
+/* Batch conversion: see batch.h.  Each file is converted in a child process
+ * of its own (fork), so that files proceed in parallel with nothing shared,
+ * a failure of one cannot disturb the others, and each child's stderr can be
+ * collected and passed on in input order. */
+#define _POSIX_C_SOURCE 200809L
+#include "batch.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static int parse_jobs(const char *s, int *out)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+	if (!*s || *end || v < 1 || v > 1024)
+		return 0;
+	*out = (int)v;
+	return 1;
+}
+
+int batch_parse_option(batch_opts *o, int argc, char **argv, int *i)
+{
+	const char *a = argv[*i];
+	const char *val = NULL;
+	int which;
+	if (!strcmp(a, "-o") || !strcmp(a, "--output-dir"))
+		which = 'o';
+	else if (!strncmp(a, "--output-dir=", 13))
+		which = 'o', val = a + 13;
+	else if (!strcmp(a, "-j") || !strcmp(a, "--jobs"))
+		which = 'j';
+	else if (!strncmp(a, "--jobs=", 7))
+		which = 'j', val = a + 7;
+	else if (!strncmp(a, "-j", 2) && a[2] >= '0' && a[2] <= '9')
+		which = 'j', val = a + 2;
+	else if (!strcmp(a, "--stats"))
+		which = 's';
+	else if (!strncmp(a, "--stats=", 8))
+		which = 's', val = a + 8;
+	else
+		return 0;
+	if (!val) {
+		if (*i + 1 >= argc) {
+			cli_usage_error("%s needs a value", a);
+			return -1;
+		}
+		val = argv[++*i];
+	}
+	switch (which) {
+	case 'o':
+		if (!*val) {
+			cli_usage_error("-o needs a directory");
+			return -1;
+		}
+		o->outdir = val;
+		break;
+	case 'j':
+		if (!parse_jobs(val, &o->jobs)) {
+			cli_usage_error("-j takes a number of jobs from 1 to 1024, not '%s'", val);
+			return -1;
+		}
+		break;
+	default:
+		if (!strcmp(val, "json"))
+			o->stats_json = 1;
+		else if (!strcmp(val, "text"))
+			o->stats_json = 0;
+		else {
+			cli_usage_error("--stats takes json or text, not '%s'", val);
+			return -1;
+		}
+	}
+	return 1;
+}
+
+/* ---- output names ------------------------------------------------------------- */
+
+static int ends_with(const char *s, size_t n, const char *suffix)
+{
+	size_t k = strlen(suffix);
+	return n > k && !strcmp(s + n - k, suffix);
+}
+
+static char *output_name(const batch_spec *spec, const char *dir, const char *in)
+{
+	const char *base = strrchr(in, '/');
+	base = base ? base + 1 : in;
+	size_t n = strlen(base);
+	if (ends_with(base, n, ".gz"))
+		n -= 3;
+	char *stem = strndup(base, n);
+	if (!stem)
+		return NULL;
+	for (const char *const *e = spec->in_exts; e && *e; e++)
+		if (ends_with(stem, n, *e)) {
+			stem[n - strlen(*e)] = 0;
+			break;
+		}
+	size_t len = strlen(dir) + strlen(stem) + strlen(spec->out_ext) + 2;
+	char *out = malloc(len);
+	if (out)
+		snprintf(out, len, "%s%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", stem,
+		         spec->out_ext);
+	free(stem);
+	return out;
+}
+
+/* ---- jobs ---------------------------------------------------------------------- */
+
+typedef struct job {
+	const char *in;
+	char *out;
+	pid_t pid;
+	int errfd, resfd;
+	char *text;          /* what the child wrote on stderr */
+	size_t len, cap;
+	uint64_t records;
+	double t0, secs;
+	int state;           /* 0 waiting, 1 running, 2 done */
+	int code;
+	char why[64];        /* how a child ended other than by exit() */
+} job;
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void append(job *j, const char *p, size_t n)
+{
+	if (j->len + n + 1 > j->cap) {
+		size_t nc = (j->len + n + 1) * 2;
+		char *t = realloc(j->text, nc);
+		if (!t)
+			return; /* lose the text rather than the batch */
+		j->text = t;
+		j->cap = nc;
+	}
+	memcpy(j->text + j->len, p, n);
+	j->len += n;
+	j->text[j->len] = 0;
+}
+
+static void start(const batch_spec *spec, job *j, job *all, int n)
+{
+	int ep[2], rp[2];
+	j->t0 = now();
+	j->state = 1;
+	if (pipe(ep) != 0) {
+		j->state = 2;
+		j->code = EXIT_IO;
+		snprintf(j->why, sizeof j->why, "cannot start: %s", strerror(errno));
+		return;
+	}
+	if (pipe(rp) != 0) {
+		close(ep[0]);
+		close(ep[1]);
+		j->state = 2;
+		j->code = EXIT_IO;
+		snprintf(j->why, sizeof j->why, "cannot start: %s", strerror(errno));
+		return;
+	}
+	fflush(stdout);
+	fflush(stderr);
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(ep[0]);
+		close(ep[1]);
+		close(rp[0]);
+		close(rp[1]);
+		j->state = 2;
+		j->code = EXIT_NOMEM;
+		snprintf(j->why, sizeof j->why, "cannot start: %s", strerror(errno));
+		return;
+	}
+	if (pid == 0) {
+		/* The child: its stdout and stderr go to the parent, which passes
+		 * them on in input order. */
+		for (int k = 0; k < n; k++)
+			if (all[k].state == 1 && &all[k] != j) {
+				close(all[k].errfd);
+				close(all[k].resfd);
+			}
+		close(ep[0]);
+		close(rp[0]);
+		dup2(ep[1], STDERR_FILENO);
+		dup2(ep[1], STDOUT_FILENO);
+		close(ep[1]);
+		uint64_t records = 0;
+		int code = spec->convert(spec->ctx, j->in, j->out, &records);
+		fflush(stdout);
+		fflush(stderr);
+		ssize_t w = write(rp[1], &records, sizeof records);
+		(void)w;
+		_exit(code);
+	}
+	close(ep[1]);
+	close(rp[1]);
+	j->pid = pid;
+	j->errfd = ep[0];
+	j->resfd = rp[0];
+}
+
+/* The child closed its stderr: collect its result and its exit status. */
+static void reap(job *j)
+{
+	close(j->errfd);
+	uint64_t records;
+	ssize_t r = read(j->resfd, &records, sizeof records);
+	close(j->resfd);
+	int status = 0;
+	while (waitpid(j->pid, &status, 0) < 0 && errno == EINTR)
+		;
+	j->secs = now() - j->t0;
+	j->state = 2;
+	if (r == (ssize_t)sizeof records)
+		j->records = records;
+	if (WIFEXITED(status)) {
+		j->code = WEXITSTATUS(status);
+		if (r != (ssize_t)sizeof records && j->code == 0) {
+			j->code = EXIT_IO;
+			snprintf(j->why, sizeof j->why, "the conversion ended without a result");
+		}
+	} else {
+		j->code = EXIT_IO;
+		snprintf(j->why, sizeof j->why, "killed by signal %d", WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+	}
+}
+
+static void json_str(FILE *fp, const char *s)
+{
+	fputc('"', fp);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(fp, "\\%c", *p);
+		else if (*p == '\n')
+			fputs("\\n", fp);
+		else if (*p < 0x20)
+			fprintf(fp, "\\u%04x", *p);
+		else
+			fputc(*p, fp);
+	}
+	fputc('"', fp);
+}
+
+static const char *status_word(int code)
+{
+	return code == EXIT_OK ? "ok" : code == EXIT_SALVAGED ? "salvaged" : "failed";
+}
+
+/* The last line of what the child wrote, without the program-name prefix. */
+static void last_line(const job *j, char *buf, size_t size)
+{
+	buf[0] = 0;
+	if (j->why[0]) {
+		snprintf(buf, size, "%s", j->why);
+		return;
+	}
+	if (!j->len)
+		return;
+	size_t end = j->len;
+	while (end && j->text[end - 1] == '\n')
+		end--;
+	size_t b = end;
+	while (b && j->text[b - 1] != '\n')
+		b--;
+	const char *s = j->text + b;
+	size_t n = end - b;
+	size_t pl = strlen(cli_prog);
+	if (n > pl + 2 && !strncmp(s, cli_prog, pl) && s[pl] == ':' && s[pl + 1] == ' ') {
+		s += pl + 2;
+		n -= pl + 2;
+	}
+	snprintf(buf, size, "%.*s", (int)n, s);
+}
+
+static void report(const batch_opts *o, const job *j)
+{
+	if (j->len) {
+		fwrite(j->text, 1, j->len, stderr);
+		if (j->text[j->len - 1] != '\n')
+			fputc('\n', stderr);
+	}
+	if (j->why[0])
+		fprintf(stderr, "%s: %s: %s\n", cli_prog, j->in, j->why);
+	fflush(stderr);
+	if (o->stats_json) {
+		fputs("{\"input\":", stdout);
+		json_str(stdout, j->in);
+		fputs(",\"output\":", stdout);
+		json_str(stdout, j->out ? j->out : "");
+		printf(",\"status\":\"%s\",\"exit\":%d,\"records\":%llu,\"seconds\":%.3f",
+		       status_word(j->code), j->code, (unsigned long long)j->records, j->secs);
+		if (j->code != EXIT_OK) {
+			char line[600];
+			last_line(j, line, sizeof line);
+			fputs(",\"error\":", stdout);
+			json_str(stdout, line);
+		}
+		fputs("}\n", stdout);
+	} else if (j->code == EXIT_OK) {
+		printf("%s: ok, %llu records, %.2f s -> %s\n", j->in, (unsigned long long)j->records,
+		       j->secs, j->out);
+	} else {
+		printf("%s: %s (exit %d), %llu records, %.2f s%s%s\n", j->in, status_word(j->code),
+		       j->code, (unsigned long long)j->records, j->secs,
+		       j->code == EXIT_SALVAGED ? " -> " : "", j->code == EXIT_SALVAGED ? j->out : "");
+	}
+	fflush(stdout);
+}
+
+int batch_run(const batch_spec *spec, const batch_opts *o, char *const *inputs, int n)
+{
+	if (n < 1) {
+		cli_usage_error("-o needs at least one input");
+		return EXIT_USAGE;
+	}
+	for (int i = 0; i < n; i++)
+		if (!strcmp(inputs[i], "-")) {
+			cli_usage_error("standard input cannot be one of a batch's inputs");
+			return EXIT_USAGE;
+		}
+	struct stat sb;
+	if (mkdir(o->outdir, 0777) != 0 && errno != EEXIST) {
+		fprintf(stderr, "%s: cannot create %s: %s\n", cli_prog, o->outdir, strerror(errno));
+		return EXIT_IO;
+	}
+	if (stat(o->outdir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+		fprintf(stderr, "%s: %s is not a directory\n", cli_prog, o->outdir);
+		return EXIT_IO;
+	}
+	job *jobs = calloc((size_t)n, sizeof *jobs);
+	struct pollfd *pfd = calloc((size_t)n, sizeof *pfd);
+	int *which = calloc((size_t)n, sizeof *which);
+	if (!jobs || !pfd || !which) {
+		free(jobs);
+		free(pfd);
+		free(which);
+		fprintf(stderr, "%s: out of memory\n", cli_prog);
+		return EXIT_NOMEM;
+	}
+	int rc = EXIT_OK;
+	for (int i = 0; i < n && rc == EXIT_OK; i++) {
+		jobs[i].in = inputs[i];
+		if (!(jobs[i].out = output_name(spec, o->outdir, inputs[i]))) {
+			fprintf(stderr, "%s: out of memory\n", cli_prog);
+			rc = EXIT_NOMEM;
+		}
+		for (int k = 0; k < i && rc == EXIT_OK; k++)
+			if (!strcmp(jobs[k].out, jobs[i].out)) {
+				cli_usage_error("%s and %s would both be written to %s", jobs[k].in, jobs[i].in,
+				                jobs[i].out);
+				rc = EXIT_USAGE;
+			}
+	}
+	if (rc != EXIT_OK) {
+		for (int i = 0; i < n; i++)
+			free(jobs[i].out);
+		free(jobs);
+		free(pfd);
+		free(which);
+		return rc;
+	}
+	int max = o->jobs;
+	if (max <= 0) {
+		long c = sysconf(_SC_NPROCESSORS_ONLN);
+		max = c > 0 ? (int)c : 1;
+	}
+	/* A child that dies must not take the batch with it through SIGPIPE. */
+	signal(SIGPIPE, SIG_IGN);
+	double t0 = now();
+	int next = 0, printed = 0, running = 0;
+	int nok = 0, nfail = 0, nsalv = 0, first_fail = 0;
+	uint64_t total = 0;
+	while (printed < n) {
+		while (running < max && next < n) {
+			start(spec, &jobs[next], jobs, n);
+			if (jobs[next].state == 1)
+				running++;
+			next++;
+		}
+		int k = 0;
+		for (int i = 0; i < next; i++)
+			if (jobs[i].state == 1) {
+				pfd[k].fd = jobs[i].errfd;
+				pfd[k].events = POLLIN;
+				pfd[k].revents = 0;
+				which[k++] = i;
+			}
+		if (k && poll(pfd, (nfds_t)k, -1) < 0 && errno != EINTR)
+			break;
+		for (int x = 0; x < k; x++) {
+			if (!pfd[x].revents)
+				continue;
+			job *j = &jobs[which[x]];
+			char buf[4096];
+			ssize_t r = read(j->errfd, buf, sizeof buf);
+			if (r > 0) {
+				append(j, buf, (size_t)r);
+			} else if (r == 0 || errno != EINTR) {
+				reap(j);
+				running--;
+			}
+		}
+		while (printed < n && jobs[printed].state == 2) {
+			job *j = &jobs[printed++];
+			report(o, j);
+			total += j->records;
+			if (j->code == EXIT_OK)
+				nok++;
+			else if (j->code == EXIT_SALVAGED)
+				nsalv++;
+			else {
+				nfail++;
+				if (!first_fail)
+					first_fail = j->code;
+			}
+		}
+	}
+	rc = first_fail ? first_fail : nsalv ? EXIT_SALVAGED : EXIT_OK;
+	double secs = now() - t0;
+	if (o->stats_json)
+		printf("{\"total\":true,\"files\":%d,\"ok\":%d,\"failed\":%d,\"salvaged\":%d,"
+		       "\"records\":%llu,\"seconds\":%.3f,\"exit\":%d}\n",
+		       n, nok, nfail, nsalv, (unsigned long long)total, secs, rc);
+	else
+		printf("%d file%s: %d ok, %d failed, %d salvaged; %llu records, %.2f s\n", n,
+		       n == 1 ? "" : "s", nok, nfail, nsalv, (unsigned long long)total, secs);
+	fflush(stdout);
+	for (int i = 0; i < n; i++) {
+		free(jobs[i].out);
+		free(jobs[i].text);
+	}
+	free(jobs);
+	free(pfd);
+	free(which);
+	return rc;
+}
