@@ -237,22 +237,6 @@ static void reap(job *j)
 	}
 }
 
-static void json_str(FILE *fp, const char *s)
-{
-	fputc('"', fp);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(fp, "\\%c", *p);
-		else if (*p == '\n')
-			fputs("\\n", fp);
-		else if (*p < 0x20)
-			fprintf(fp, "\\u%04x", *p);
-		else
-			fputc(*p, fp);
-	}
-	fputc('"', fp);
-}
-
 static const char *status_word(int code)
 {
 	return code == EXIT_OK ? "ok" : code == EXIT_SALVAGED ? "salvaged" : "failed";
@@ -296,16 +280,16 @@ static void report(const batch_opts *o, const job *j)
 	fflush(stderr);
 	if (o->stats_json) {
 		fputs("{\"input\":", stdout);
-		json_str(stdout, j->in);
+		cli_json_string(stdout, j->in);
 		fputs(",\"output\":", stdout);
-		json_str(stdout, j->out ? j->out : "");
+		cli_json_string(stdout, j->out ? j->out : "");
 		printf(",\"status\":\"%s\",\"exit\":%d,\"records\":%llu,\"seconds\":%.3f",
 		       status_word(j->code), j->code, (unsigned long long)j->records, j->secs);
 		if (j->code != EXIT_OK) {
 			char line[600];
 			last_line(j, line, sizeof line);
 			fputs(",\"error\":", stdout);
-			json_str(stdout, line);
+			cli_json_string(stdout, line);
 		}
 		fputs("}\n", stdout);
 	} else if (j->code == EXIT_OK) {

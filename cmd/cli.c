@@ -116,3 +116,19 @@ hf_status cli_run_open_input(cli_run *r, hf_input **in, hf_error *err)
 		cli_progress_for(r->progress, hf_input_raw_size(*in));
 	return st;
 }
+
+void cli_json_string(FILE *fp, const char *s)
+{
+	fputc('"', fp);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(fp, "\\%c", *p);
+		else if (*p == '\n')
+			fputs("\\n", fp);
+		else if (*p < 0x20)
+			fprintf(fp, "\\u%04x", *p);
+		else
+			fputc(*p, fp);
+	}
+	fputc('"', fp);
+}

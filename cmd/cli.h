@@ -2,6 +2,7 @@
 #ifndef HF_CLI_H
 #define HF_CLI_H
 #include "heapfmt/heapfmt.h"
+#include <stdio.h>
 
 /* Exit codes, documented in every man page. */
 enum {
@@ -36,6 +37,9 @@ void cli_progress_init(cli_progress *p, int mode); /* mode: -1 never, 0 auto, 1 
 void cli_progress_cb(void *ctx, uint64_t done, uint64_t total);
 void cli_progress_end(cli_progress *p);
 void cli_version(void);
+/* Writes s (UTF-8) as a JSON string. */
+void cli_json_string(FILE *fp, const char *s);
+
 /* The options every program takes, for --help. */
 #define CLI_COMMON_HELP \
 	"  -q, --quiet            no progress indicator\n" \

@@ -32,20 +32,9 @@ import subprocess
 import sys
 import tempfile
 
+from pycheck import check, done
+
 SKIP = 77
-failures = 0
-checks = 0
-
-
-def check(cond, what):
-    global failures, checks
-    checks += 1
-    if not cond:
-        failures += 1
-        print("FAIL: " + what)
-    return cond
-
-
 def check_eq(got, want, what):
     return check(got == want, "%s: got %r, want %r" % (what, got, want))
 
@@ -823,8 +812,7 @@ def main():
         check_arrays(qdir, db, heap)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print("test_queries: %d checks, %d failed" % (checks, failures))
-    return 1 if failures else 0
+    return done("test_queries")
 
 
 if __name__ == "__main__":

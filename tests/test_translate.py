@@ -20,27 +20,10 @@ Exit 0 pass, 1 fail, 77 skip (every input absent).
 """
 import collections
 import os
-import subprocess
 import sys
 import tempfile
 
-failures = 0
-checks = 0
-
-
-def check(cond, what):
-    global failures, checks
-    checks += 1
-    if not cond:
-        failures += 1
-        print("FAIL:", what)
-    return cond
-
-
-def run(argv, env=None):
-    p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
-    return p.returncode, p.stderr.decode("utf-8", "replace")
-
+from pycheck import check, done, run
 
 def read(path):
     with open(path, "rb") as f:
@@ -62,8 +45,8 @@ def one(tools, kind, path, tmp):
         nd = path
         to_db = [tool("ndjson2heapdb"), path, db_direct]
     else:
-        rc, err = run([tool(kind + "2ndjson"), path, nd], env)
-        rc2, err2 = run([tool(kind + "2heapdb"), path, db_direct], env)
+        rc, _, err = run([tool(kind + "2ndjson"), path, nd], env)
+        rc2, _, err2 = run([tool(kind + "2heapdb"), path, db_direct], env)
         check(rc == rc2, "%s: both converters give the same exit status (%d, %d)" % (name, rc, rc2))
         if rc != 0:
             check(rc == 1, "%s: rejected with exit status 1, not %d" % (name, rc))
@@ -73,15 +56,15 @@ def one(tools, kind, path, tmp):
             return
         to_db = None
     if to_db:
-        rc, err = run(to_db, env)
+        rc, _, err = run(to_db, env)
         if not check(rc == 0, "%s: ndjson2heapdb exit %d: %s" % (name, rc, err)):
             return
 
-    rc, err = run([tool("ndjson2heapdb"), nd, db_from_nd], env)
+    rc, _, err = run([tool("ndjson2heapdb"), nd, db_from_nd], env)
     if not check(rc == 0, "%s: ndjson2heapdb of the NDJSON: exit %d: %s" % (name, rc, err)):
         return
     for db, out in ((db_direct, canon_direct), (db_from_nd, canon_nd)):
-        rc, err = run([tool("heapdb2ndjson"), db, out], env)
+        rc, _, err = run([tool("heapdb2ndjson"), db, out], env)
         if not check(rc == 0, "%s: heapdb2ndjson %s: exit %d: %s" % (name, db, rc, err)):
             return
 
@@ -95,8 +78,8 @@ def one(tools, kind, path, tmp):
           "%s: the direct database and the one made from NDJSON read back the same" % name)
 
     again_db, again = os.path.join(tmp, "again.db"), os.path.join(tmp, "again.ndjson")
-    rc, _ = run([tool("ndjson2heapdb"), canon_nd, again_db], env)
-    rc2, _ = run([tool("heapdb2ndjson"), again_db, again], env)
+    rc, _, _ = run([tool("ndjson2heapdb"), canon_nd, again_db], env)
+    rc2, _, _ = run([tool("heapdb2ndjson"), again_db, again], env)
     check(rc == 0 and rc2 == 0 and read(again) == back,
           "%s: the canonical NDJSON is a fixed point of the round trip" % name)
 
@@ -122,8 +105,7 @@ def main():
     for kind, path in present:
         with tempfile.TemporaryDirectory() as tmp:
             one(tools, kind, path, tmp)
-    print("test_translate: %d checks, %d failed" % (checks, failures))
-    return 1 if failures else 0
+    return done("test_translate")
 
 
 if __name__ == "__main__":

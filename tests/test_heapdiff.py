@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""heapdiff on two dumps of testdata/java/LeakSample.java, before and after
+its deliberate leak (testdata/hprof/leak-{before,after}.hprof.gz, with the
+jcmd class histograms taken with each: make-leak-dumps.sh).
+
+Checks, with the jcmd histograms as the independent reference:
+  - per class, the change in instances heapdiff reports equals the change
+    between the two jcmd histograms, for every class either names (the JVM
+    ran without CDS, so every class matches; see ../shared/corpus/MANIFEST.md);
+    the change in bytes too for the leak's classes and every array class
+    (whose sizes are exact by formula);
+  - the leak itself: leak.Session and leak.Token +5000 from none, and the
+    largest new object is the leaked long[200000] (1,600,016 bytes);
+  - databases and dumps as inputs give the same report;
+  - thresholds: --fail-count / --fail-bytes with --class make the exit
+    status 6 exactly when the leak crosses them, and say so on stderr;
+  - the text report names the leak; bad inputs exit 1 or 3.
+
+Usage: test_heapdiff.py TOOLS_DIR TESTDATA_HPROF_DIR
+"""
+import json
+import os
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pycheck import check, done, run  # noqa: E402
+from test_queries import read_histogram  # noqa: E402  (the jcmd histogram parser)
+
+def records(out):
+    by = {}
+    for line in out.splitlines():
+        r = json.loads(line)
+        by.setdefault(r["record"], []).append(r)
+    return by
+
+
+def main():
+    tools, hdir = sys.argv[1], sys.argv[2]
+    heapdiff = os.path.join(tools, "heapdiff")
+    before, after = (os.path.join(hdir, "leak-%s.hprof.gz" % w) for w in ("before", "after"))
+    hb, ha = (read_histogram(os.path.join(hdir, "leak-%s.histo.txt" % w)) for w in ("before", "after"))
+
+    rc, out, err = run([heapdiff, "--format=ndjson", "--objects=5", before, after])
+    if not check(rc == 0, "heapdiff exit %d: %s" % (rc, err)):
+        return 1
+    rec = records(out)
+    check(list(rec)[0] == "heapdiff.summary", "the summary comes first")
+    classes = {c["class"]: c for c in rec.get("heapdiff.class", [])}
+
+    # Every class's change against jcmd's.
+    names = set(hb) | set(ha)
+    mismatched = []
+    for name in sorted(names):
+        jc = ha.get(name, (0, 0))[0] - hb.get(name, (0, 0))[0]
+        jb = ha.get(name, (0, 0))[1] - hb.get(name, (0, 0))[1]
+        c = classes.get(name)
+        ours_c = c["count_change"] if c else 0
+        ours_b = c["bytes_change"] if c else 0
+        if ours_c != jc:
+            mismatched.append("%s: instances %+d, jcmd %+d" % (name, ours_c, jc))
+        if (name.endswith("[]") or name.startswith("leak.")) and ours_b != jb:
+            mismatched.append("%s: bytes %+d, jcmd %+d" % (name, ours_b, jb))
+    check(not mismatched, "per-class changes equal jcmd's (%d of %d classes differ: %s)"
+          % (len(mismatched), len(names), "; ".join(mismatched[:8])))
+    changed_jcmd = sum(1 for n in names if ha.get(n, (0,))[0] != hb.get(n, (0,))[0])
+    print("heapdiff: %d classes changed, jcmd: %d changed in instances" % (len(classes), changed_jcmd))
+
+    s = classes.get("leak.Session", {})
+    check(s.get("count_before") == 0 and s.get("count_after") == 5000,
+          "leak.Session: 0 -> 5000 (%r)" % s)
+    check(s.get("bytes_change") == ha["leak.Session"][1], "leak.Session bytes as jcmd")
+    check(classes.get("leak.Token", {}).get("count_change") == 5000, "leak.Token +5000")
+    new = rec.get("heapdiff.new_object", [])
+    check(len(new) == 5 and new[0]["class"] == "long[]" and new[0]["size"] == 1600016,
+          "the largest new object is the leaked long[200000] (%r)" % new[:1])
+    summary = rec["heapdiff.summary"][0]
+    check(summary["objects_after"] - summary["objects_before"] >= 10001 and summary["exceeded"] == 0,
+          "summary: at least the 10001 leaked objects more (%r)" % summary)
+    roots = rec.get("heapdiff.root_kind", [])
+    check(any(r["kind"] == "JAVA_FRAME" for r in roots), "root kinds are listed (%r)" % roots)
+
+    with tempfile.TemporaryDirectory() as t:
+        dbs = [os.path.join(t, "b.db"), os.path.join(t, "a.db")]
+        for src, db in zip((before, after), dbs):
+            r = run([os.path.join(tools, "hprof2heapdb"), src, db])
+            check(r[0] == 0, "hprof2heapdb %s: %s" % (src, r[2]))
+        rc, out2, _ = run([heapdiff, "--format=ndjson", "--objects=5"] + dbs)
+        strip = lambda o: [l for l in o.splitlines() if '"heapdiff.summary"' not in l]
+        check(rc == 0 and strip(out2) == strip(out), "databases give the same report as dumps")
+
+        # Thresholds.
+        rc, _, err = run([heapdiff, "--class=leak.*", "--fail-count=4999", dbs[0], dbs[1]])
+        check(rc == 6 and "leak.Session grew by 5000 instances (limit 4999)" in err,
+              "--fail-count=4999 fails with exit 6 (%d: %s)" % (rc, err.strip()))
+        rc, _, err = run([heapdiff, "--class=leak.*", "--fail-count=5000", dbs[0], dbs[1]])
+        check(rc == 0 and not err, "--fail-count=5000 passes (%d: %s)" % (rc, err.strip()))
+        sb = ha["leak.Session"][1]
+        rc, out3, _ = run([heapdiff, "--format=ndjson", "--class=leak.Session",
+                           "--fail-bytes=%d" % (sb - 1), dbs[0], dbs[1]])
+        ex = records(out3).get("heapdiff.exceeded", [])
+        check(rc == 6 and len(ex) == 1 and ex[0]["class"] == "leak.Session" and ex[0]["what"] == "bytes"
+              and ex[0]["change"] == sb, "--fail-bytes: one exceeded record (%d, %r)" % (rc, ex))
+        check(records(out3)["heapdiff.summary"][0]["exceeded"] == 1, "the summary counts it")
+        rc, _, _ = run([heapdiff, "--class=java.lang.*", "--fail-count=4999", dbs[0], dbs[1]])
+        check(rc == 0, "--class limits the thresholds to the matching classes (%d)" % rc)
+
+        # The text report.
+        rc, text, _ = run([heapdiff, "--top=5", dbs[0], dbs[1]])
+        line = [l for l in text.splitlines() if l.endswith(" leak.Session")]
+        check(rc == 0 and line and "+5000" in line[0] and "+%d" % sb in line[0],
+              "the text report has leak.Session +5000 (%r)" % line)
+        check("Classes that grew:" in text and "GC roots by kind:" in text
+              and "Largest new objects" in text, "the text report's sections")
+
+        # Bad inputs.
+        junk = os.path.join(t, "junk")
+        with open(junk, "w") as f:
+            f.write("not a heap\n" * 10)
+        check(run([heapdiff, junk, dbs[1]])[0] == 1, "a file that is neither: exit 1")
+        check(run([heapdiff, os.path.join(t, "absent"), dbs[1]])[0] == 3, "a missing file: exit 3")
+        check(run([heapdiff, dbs[0]])[0] == 2, "one argument: exit 2")
+        check(run([heapdiff, "--fail-count=x", dbs[0], dbs[1]])[0] == 2, "a bad number: exit 2")
+        check(not [n for n in os.listdir(tempfile.gettempdir()) if n.startswith("heapdiff-")
+                   and os.path.getmtime(os.path.join(tempfile.gettempdir(), n)) > os.path.getmtime(junk) - 1],
+              "no temporary directory is left behind")
+
+    return done("test_heapdiff")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
