@@ -417,14 +417,14 @@ class Heap:
 # the checks
 # ---------------------------------------------------------------------------
 
-def check_ddl(root, db_path):
-    ddl_path = os.path.join(root, "schema", "heapdb.sql")
+def check_ddl_comments(ddl_path):
+    """The file loads into an empty database, and has a comment on every
+    table and on every column definition."""
     with open(ddl_path, "rb") as f:
         p = subprocess.run(["sqlite3", ":memory:"], stdin=f, capture_output=True)
+    name = os.path.basename(ddl_path)
     check(p.returncode == 0 and not p.stderr,
-          "sqlite3 :memory: < schema/heapdb.sql: exit %d: %s" % (p.returncode, p.stderr.decode()))
-
-    # A comment on every table and on every column definition.
+          "sqlite3 :memory: < schema/%s: exit %d: %s" % (name, p.returncode, p.stderr.decode()))
     text = open(ddl_path, encoding="utf-8").read()
     lines = text.split("\n")
     in_table = None
@@ -433,38 +433,44 @@ def check_ddl(root, db_path):
         if m:
             in_table = m.group(1)
             check(lines[i - 1].startswith("--") or lines[i - 2].startswith("--"),
-                  "heapdb.sql: table %s has a comment before it" % in_table)
+                  "%s: table %s has a comment before it" % (name, in_table))
             continue
         if in_table:
             if line.startswith(")"):
                 in_table = None
             elif re.match(r'\s+"?\w+"? (INTEGER|TEXT|REAL)', line):
-                check("--" in line, "heapdb.sql: %s column line has a comment: %s" % (in_table, line.strip()))
+                check("--" in line, "%s: %s column line has a comment: %s" % (name, in_table, line.strip()))
+    return text
 
-    def shape(con):
-        out = {}
-        wr = {}
-        try:
-            for r in con.execute("PRAGMA table_list"):
-                wr[r[1]] = r[4]
-        except sqlite3.DatabaseError:
-            pass
-        for name, typ in con.execute(
-                "SELECT name, type FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY name"):
-            if typ == "table":
-                cols = [tuple(r) for r in con.execute('PRAGMA table_xinfo("%s")' % name)]
-                out[name] = ("table", cols, wr.get(name))
-            elif typ == "index":
-                cols = [tuple(r) for r in con.execute('PRAGMA index_xinfo("%s")' % name)]
-                tbl = con.execute("SELECT tbl_name FROM sqlite_master WHERE name = ?", (name,)).fetchone()
-                out[name] = ("index", tbl[0], cols)
-        out["page_size"] = con.execute("PRAGMA page_size").fetchone()[0]
-        return out
 
+def db_shape(con):
+    """Every table (columns, WITHOUT ROWID) and index (columns) of a database."""
+    out = {}
+    wr = {}
+    try:
+        for r in con.execute("PRAGMA table_list"):
+            wr[r[1]] = r[4]
+    except sqlite3.DatabaseError:
+        pass
+    for name, typ in con.execute(
+            "SELECT name, type FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY name"):
+        if typ == "table":
+            cols = [tuple(r) for r in con.execute('PRAGMA table_xinfo("%s")' % name)]
+            out[name] = ("table", cols, wr.get(name))
+        elif typ == "index":
+            cols = [tuple(r) for r in con.execute('PRAGMA index_xinfo("%s")' % name)]
+            tbl = con.execute("SELECT tbl_name FROM sqlite_master WHERE name = ?", (name,)).fetchone()
+            out[name] = ("index", tbl[0], cols)
+    out["page_size"] = con.execute("PRAGMA page_size").fetchone()[0]
+    return out
+
+
+def check_ddl(root, db_path):
+    text = check_ddl_comments(os.path.join(root, "schema", "heapdb.sql"))
     real = sqlite3.connect("file:%s?mode=ro" % db_path, uri=True)
     mem = sqlite3.connect(":memory:")
     mem.executescript(text)
-    a, b = shape(real), shape(mem)
+    a, b = db_shape(real), db_shape(mem)
     for name in sorted(set(a) | set(b)):
         check_eq(b.get(name), a.get(name), "heapdb.sql vs the written database: " + name)
     real.close()
