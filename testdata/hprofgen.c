@@ -1114,6 +1114,52 @@ static void scen_all_records(buf *b)
 	rec_end(b, at);
 }
 
+/* class-order: HotSpot's order of CLASS DUMPs (JDK 17: java/lang/Class
+ * and java/lang/Object come after most classes), 8-byte ids with
+ * compressed oops.  java/lang/Class has fields name, classLoader (refs, 4
+ * bytes each) and classRedefinedCount (int): its instances are
+ * align8(12 + 12) = 24 bytes, so a class object is align8(24 + its static
+ * bytes) whichever class dump comes first. */
+static void scen_class_order(buf *b)
+{
+	header(b, "JAVA PROFILE 1.0.2", 8, 1700000000000ULL);
+	enum { S_OBJECT = 1, S_CLASS, S_CONFIG, S_INSTANCE, S_LIMIT, S_FLAG, S_NAME, S_LOADER,
+	       S_COUNT, S_LATE };
+	static const char *const names[] = { "java/lang/Object", "java/lang/Class",
+		"com/example/Config", "INSTANCE", "LIMIT", "FLAG", "name", "classLoader",
+		"classRedefinedCount", "com/example/Late" };
+	for (unsigned i = 0; i < sizeof names / sizeof *names; i++)
+		utf8(b, S_OBJECT + i, names[i]);
+	enum { C_OBJECT = 0x7000, C_CLASS = 0x7100, C_CONFIG = 0x7200, C_LATE = 0x7300 };
+	load_class(b, 1, C_OBJECT, S_OBJECT);
+	load_class(b, 2, C_CLASS, S_CLASS);
+	load_class(b, 3, C_CONFIG, S_CONFIG);
+	load_class(b, 4, C_LATE, S_LATE);
+	size_t at = rec_begin(b, TAG_HEAP_DUMP_SEGMENT);
+	{
+		/* statics: 4 (ref) + 8 + 1 = 13 bytes */
+		field statics[] = { { S_INSTANCE, T_OBJECT, 0x9000 }, { S_LIMIT, T_LONG, 1000 },
+		                    { S_FLAG, T_BOOLEAN, 1 } };
+		cdump c = { .id = C_CONFIG, .super = C_OBJECT, .isize = 0, .statics = statics, .nst = 3 };
+		class_dump(b, &c);
+	}
+	{
+		static const field fields[] = { { S_NAME, T_OBJECT, 0 }, { S_LOADER, T_OBJECT, 0 },
+		                                { S_COUNT, T_INT, 0 } };
+		cdump c = { .id = C_CLASS, .super = C_OBJECT, .isize = 20, .fields = fields, .nif = 3 };
+		class_dump(b, &c);
+	}
+	class_plain(b, C_OBJECT, 0, 0);
+	rec_end(b, at);
+	at = rec_begin(b, TAG_HEAP_DUMP_SEGMENT);
+	class_plain(b, C_LATE, C_OBJECT, 0); /* after every other class */
+	buf f = { 0 };
+	instance_dump(b, 0x9000, C_CONFIG, &f);
+	rec_end(b, at);
+	at = rec_begin(b, TAG_HEAP_DUMP_END);
+	rec_end(b, at);
+}
+
 static const struct scenario {
 	const char *name;
 	void (*write)(buf *b);
@@ -1132,6 +1178,8 @@ static const struct scenario {
 	{ "superclass-cycle", scen_superclass_cycle, "class A super B super A; C its own superclass" },
 	{ "unknown-subtag", scen_unknown_subtag, "the heap-dump sub-record tag 0x42" },
 	{ "all-records", scen_all_records, "every top-level record kind and every GC-root kind" },
+	{ "class-order", scen_class_order,
+	  "HotSpot's CLASS DUMP order: java/lang/Class and java/lang/Object after other classes" },
 };
 #define NSCENARIOS (sizeof scenarios / sizeof *scenarios)
 

@@ -897,6 +897,30 @@ static int dir_is_empty(const char *dir)
 	return n == 0;
 }
 
+static void check_class_order(sqlite3 *db, const conv *c)
+{
+	(void)c;
+	CHECK_STR(meta(db, "hprof.compressed_oops"), "true", "compressed oops");
+	CHECK_STR(meta(db, "hprof.warnings"), "0", "warnings");
+	CHECK_EQ_I(count_nodes(db, 1), 4, "classes");
+	/* A class object: align8(java.lang.Class instance (24) + statics). */
+	CHECK_EQ_I(qi(db, "SELECT size FROM node WHERE identifier = %d", 0x7200), 40,
+	           "Config, dumped before java/lang/Class: align8(24 + 13)");
+	CHECK_EQ_I(qi(db, "SELECT size FROM node WHERE identifier = %d", 0x7100), 24,
+	           "java/lang/Class, dumped before java/lang/Object: align8(24 + 0)");
+	CHECK_EQ_I(qi(db, "SELECT size FROM node WHERE identifier = %d", 0x7000), 24, "java/lang/Object");
+	CHECK_EQ_I(qi(db, "SELECT size FROM node WHERE identifier = %d", 0x7300), 24,
+	           "a class dumped after java/lang/Class and java/lang/Object");
+	CHECK_EQ_I(qi(db, "SELECT count(*) FROM node WHERE nodetypeid = 1 AND class <> %d", 0x7100), 0,
+	           "class nodes are of class java/lang/Class");
+	CHECK_EQ_I(qi(db, "SELECT json_extract(\"values\", '$.LIMIT') FROM node_class WHERE node_identifier = %d",
+	              0x7200), 1000, "Config.LIMIT");
+	CHECK_EQ_I(qi(db, "SELECT json_extract(\"values\", '$.FLAG') FROM node_class WHERE node_identifier = %d",
+	              0x7200), 1, "Config.FLAG");
+	CHECK_EQ_I(edges(db, 2, 0x7200, 0x9000, "INSTANCE"), 1, "Config.INSTANCE edge");
+	CHECK_EQ_I(qi(db, "SELECT size FROM node WHERE identifier = %d", 0x9000), 16, "an instance without fields");
+}
+
 static void check_failure(const char *file, const char *dir, const uint8_t *data, size_t size,
                           hf_status want, unsigned tag_byte, const char *tag, const char *msg_part)
 {
@@ -985,6 +1009,7 @@ static const struct {
 	{ "jdk6-strings", check_jdk6_strings },
 	{ "superclass-cycle", check_superclass_cycle },
 	{ "all-records", check_all_records },
+	{ "class-order", check_class_order },
 	{ "unknown-tag", NULL },     /* needs the file: see below */
 	{ "truncated", NULL },
 	{ "unknown-subtag", NULL },

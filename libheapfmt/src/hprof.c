@@ -105,6 +105,18 @@ typedef struct pending_string {
 	size_t values_len;
 } pending_string;
 
+/* A class node waiting for the end of its dump: its size needs the layout
+ * of java.lang.Class, whose CLASS DUMP (and java.lang.Object's) HotSpot
+ * writes after most other classes'. */
+typedef struct pending_class {
+	uint64_t id, super, loader, static_bytes;
+	uint32_t isize, heap;
+	uint16_t nst, nif;
+	int32_t has_class_pseudo;
+	int64_t values_off;  /* in class_values, -1 without --values */
+	uint64_t values_len;
+} pending_class;
+
 typedef struct cached_array {
 	uint64_t id;
 	size_t off, len;     /* bytes in cache ring */
@@ -150,6 +162,9 @@ typedef struct reader {
 	int coops_decided, coops;
 	unsigned oop, obj_header, arr_header;
 	int emit;            /* the current dump is selected */
+
+	/* class nodes of the open dump (pending_class), their --values JSON */
+	hf_buf pending_classes, class_values;
 
 	/* deferred instances */
 	hf_buf spool;
@@ -1020,6 +1035,56 @@ static hf_status replay_spool(reader *r)
 	return st;
 }
 
+/* ---- class nodes ---------------------------------------------------------- */
+
+/* Writes the class nodes of the dump that ends, now that every class of it,
+ * java.lang.Class and its superclasses included, is known. */
+static hf_status flush_class_nodes(reader *r)
+{
+	hf_status st = HF_OK;
+	size_t n = r->pending_classes.len / sizeof(pending_class);
+	class_info *jlc = r->class_class ? class_get(r, r->class_class) : NULL;
+	int jlc_ok = jlc && class_layout(r, jlc) == 1;
+	for (size_t i = 0; i < n && !st; i++) {
+		pending_class pc;
+		memcpy(&pc, r->pending_classes.data + i * sizeof pc, sizeof pc);
+		uint64_t size = pc.static_bytes;
+		if (r->android) {
+			if (!pc.has_class_pseudo && jlc && jlc->dumped)
+				size += jlc->instance_size;
+		} else if (jlc_ok) {
+			size = align8(jlc->shallow + pc.static_bytes);
+		} else {
+			size = align8(r->obj_header + pc.static_bytes);
+		}
+		hf_value v[9];
+		memset(v, 0, sizeof v);
+		uint64_t *hname = hf_map_get(&r->class_name, pc.id);
+		if (hname) {
+			val_u(&v[0], name_sid(r, *hname));
+			uint64_t *jn = hf_map_get(&r->class_java_name, pc.id);
+			if (jn)
+				val_u(&v[1], *jn);
+		}
+		val_u(&v[2], pc.super);
+		val_u(&v[3], pc.loader);
+		val_int(&v[4], pc.isize);
+		uint64_t *serial = hf_map_get(&r->class_serial, pc.id);
+		if (serial)
+			val_int(&v[5], (int64_t)*serial);
+		val_int(&v[6], pc.nst);
+		val_int(&v[7], pc.nif);
+		if (pc.values_off >= 0)
+			val_text(&v[8], (const char *)r->class_values.data + pc.values_off, (size_t)pc.values_len);
+		r->stats->classes++;
+		hf_node node = { &hprof_node_class, pc.id, r->dump, r->class_class, size, pc.heap, v };
+		st = hf_sink_node(r->sink, &node, r->err);
+	}
+	r->pending_classes.len = 0;
+	r->class_values.len = 0;
+	return st;
+}
+
 /* ---- dumps ----------------------------------------------------------------- */
 
 static void dump_open(reader *r)
@@ -1036,7 +1101,10 @@ static hf_status dump_close(reader *r)
 {
 	if (!r->dump_open)
 		return HF_OK;
-	hf_status st = replay_spool(r);
+	hf_status st = flush_class_nodes(r);
+	if (st)
+		return st;
+	st = replay_spool(r);
 	if (st)
 		return st;
 	/* Strings still waiting: their array came before them and left the
@@ -1235,34 +1303,9 @@ static hf_status class_dump(reader *r, heap_ctx *h, uint64_t start)
 	if (domain && (st = edge(r, &hprof_edge_domain, id, domain, 0)))
 		return st;
 
-	/* The class node. */
-	uint64_t size = static_bytes;
-	class_info *jlc = r->class_class ? class_get(r, r->class_class) : NULL;
-	if (r->android) {
-		if (!has_class_pseudo && jlc)
-			size += jlc->instance_size;
-	} else if (jlc && class_layout(r, jlc) == 1) {
-		size = align8(jlc->shallow + static_bytes);
-	} else {
-		size = align8(r->obj_header + static_bytes);
-	}
-	hf_value v[9];
-	memset(v, 0, sizeof v);
-	uint64_t *hname = hf_map_get(&r->class_name, id);
-	if (hname) {
-		val_u(&v[0], name_sid(r, *hname));
-		uint64_t *jn = hf_map_get(&r->class_java_name, id);
-		if (jn)
-			val_u(&v[1], *jn);
-	}
-	val_u(&v[2], super);
-	val_u(&v[3], loader);
-	val_int(&v[4], isize);
-	uint64_t *serial = hf_map_get(&r->class_serial, id);
-	if (serial)
-		val_int(&v[5], (int64_t)*serial);
-	val_int(&v[6], nst);
-	val_int(&v[7], nif);
+	/* The class node: written when the dump ends (see pending_class). */
+	pending_class pc = { id, super, loader, static_bytes, isize, r->heap, nst, nif,
+	                     has_class_pseudo, -1, 0 };
 	if (r->opt->values) {
 		hf_buf *b = &r->json;
 		b->len = 0;
@@ -1291,13 +1334,13 @@ static hf_status class_dump(reader *r, heap_ctx *h, uint64_t start)
 		}
 		if (!ok || !hf_buf_append(b, "}", 1))
 			return nomem(r);
-		val_text(&v[8], (const char *)b->data, b->len);
+		pc.values_off = (int64_t)r->class_values.len;
+		pc.values_len = b->len;
+		if (!hf_buf_append(&r->class_values, b->data, b->len))
+			return nomem(r);
 	}
-	r->stats->classes++;
-	uint64_t jlc_id = r->class_class;
-	hf_node node = { &hprof_node_class, id, r->dump, jlc_id, size, r->heap, v };
-	if ((st = hf_sink_node(r->sink, &node, r->err)))
-		return st;
+	if (!hf_buf_append(&r->pending_classes, &pc, sizeof pc))
+		return nomem(r);
 
 	if (!c->fields_emitted) {
 		c->fields_emitted = 1;
@@ -2227,6 +2270,8 @@ out:
 	hf_map_free(&r->cache_map);
 	hf_buf_free(&r->name_arena);
 	hf_buf_free(&r->spool);
+	hf_buf_free(&r->pending_classes);
+	hf_buf_free(&r->class_values);
 	hf_buf_free(&r->text);
 	hf_buf_free(&r->json);
 	hf_buf_free(&r->tmp);
