@@ -11,6 +11,8 @@
  * Only libc.  Byte layouts follow ../../shared/spec/hprof.md (big-endian
  * integers, identifiers of the header's size, sub-records without lengths).
  */
+#define _FILE_OFFSET_BITS 64
+#define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +26,10 @@ typedef struct buf {
 } buf;
 
 static unsigned idsize = 4; /* identifier size of the file being written */
+/* A run of hole_len zero bytes the file has at offset hole_at of the buffer,
+ * written as a hole (a sparse file) instead of being held in memory. */
+static size_t hole_at;
+static uint64_t hole_len;
 
 static void put(buf *b, const void *d, size_t n)
 {
@@ -1160,6 +1166,42 @@ static void scen_class_order(buf *b)
 	rec_end(b, at);
 }
 
+/* length-zero: a 1.0.1 HEAP DUMP whose length was never patched (0, the
+ * placeholder HotSpot writes first) followed by its sub-records up to the
+ * end of the file. */
+static void scen_length_zero(buf *b)
+{
+	size_t at = small_start(b, "JAVA PROFILE 1.0.1", TAG_HEAP_DUMP);
+	small_classes(b);
+	item(b, 0x1000, 0x1010, 1);
+	item(b, 0x1010, 0, 2);
+	static const int32_t v[] = { 1, 2, 3 };
+	int_array(b, 0x2000, v, 3);
+	root_simple(b, ROOT_STICKY_CLASS, SM_ITEM);
+	(void)at; /* the length stays 0 */
+}
+
+/* wrapped-length: a 1.0.1 HEAP DUMP of more than 4 GiB whose u4 length is
+ * its real length modulo 2^32, as HotSpot <= 8 writes it: classes, a byte[]
+ * of 0xFFFFFFF0 zero elements (a hole of the sparse file), then an Item
+ * and a root, so that they lie beyond offset 2^32. */
+enum { WL_COUNT = 0xFFFFFFF0u };
+static void scen_wrapped_length(buf *b)
+{
+	size_t at = small_start(b, "JAVA PROFILE 1.0.1", TAG_HEAP_DUMP);
+	small_classes(b);
+	u1(b, SUB_PRIMITIVE_ARRAY_DUMP);
+	id(b, 0x3000);
+	u4(b, 1);
+	u4(b, WL_COUNT);
+	u1(b, T_BYTE);
+	hole_at = b->n;
+	hole_len = WL_COUNT;
+	item(b, 0x1000, 0x3000, 7);
+	root_simple(b, ROOT_STICKY_CLASS, SM_ITEM);
+	patch4(b, at, (uint32_t)(b->n - at - 4 + hole_len));
+}
+
 static const struct scenario {
 	const char *name;
 	void (*write)(buf *b);
@@ -1180,6 +1222,10 @@ static const struct scenario {
 	{ "all-records", scen_all_records, "every top-level record kind and every GC-root kind" },
 	{ "class-order", scen_class_order,
 	  "HotSpot's CLASS DUMP order: java/lang/Class and java/lang/Object after other classes" },
+	{ "length-zero", scen_length_zero,
+	  "1.0.1 HEAP DUMP of length 0 (never patched) followed by its sub-records" },
+	{ "wrapped-length", scen_wrapped_length,
+	  "1.0.1 HEAP DUMP over 4 GiB, length modulo 2^32 (a sparse file of 4 GiB)" },
 };
 #define NSCENARIOS (sizeof scenarios / sizeof *scenarios)
 
@@ -1200,7 +1246,13 @@ int main(int argc, char **argv)
 		buf b = { 0 };
 		scenarios[i].write(&b);
 		FILE *fp = fopen(argv[2], "wb");
-		int ok = fp && fwrite(b.p, 1, b.n, fp) == b.n;
+		int ok;
+		if (hole_len)
+			ok = fp && fwrite(b.p, 1, hole_at, fp) == hole_at &&
+			     fseeko(fp, (off_t)hole_len, SEEK_CUR) == 0 &&
+			     fwrite(b.p + hole_at, 1, b.n - hole_at, fp) == b.n - hole_at;
+		else
+			ok = fp && fwrite(b.p, 1, b.n, fp) == b.n;
 		if (fp && fclose(fp) != 0)
 			ok = 0;
 		free(b.p);

@@ -1576,7 +1576,42 @@ static void progress(reader *r)
 	r->opt->progress(r->opt->progress_ctx, hf_input_raw_offset(r->in), hf_input_raw_size(r->in));
 }
 
-static hf_status heap_record(reader *r, unsigned tag, uint64_t length, uint64_t rec_start)
+/* A heap-dump record's declared length, corrected in the two cases real
+ * readers recover from (spec section 7), each with a warning:
+ *  - length 0 followed by heap-dump sub-records: the writer's placeholder
+ *    was never patched (HotSpot writes 0 first and patches the length at the
+ *    end): the record runs to the end of the input (*to_eof);
+ *  - a HEAP DUMP over 4 GiB, whose u4 length HotSpot <= 8 stored modulo
+ *    2^32: when the bytes to the end of the input exceed the length by a
+ *    multiple of 2^32, the record runs to the end of the input.  Needs the
+ *    input's size (a plain regular file). */
+static hf_status heap_length(reader *r, unsigned tag, uint64_t start, uint64_t *len, int *to_eof)
+{
+	*to_eof = 0;
+	if (*len == 0) {
+		const uint8_t *p;
+		size_t avail;
+		hf_status st = hf_input_peek(r->in, 1, &p, &avail, r->err);
+		if (st || !avail || tag_name(p[0]) || !sub_name(p[0]))
+			return st;
+		*to_eof = 1;
+		*len = UINT64_MAX;
+		return warn(r, start, "%s record of length 0 is followed by heap-dump sub-records: its length was never written; read to the end of the input",
+		            tag_name(tag));
+	}
+	uint64_t size = hf_input_size(r->in), body = start + 9;
+	if (tag != TAG_HEAP_DUMP || size <= body || size - body <= *len)
+		return HF_OK;
+	uint64_t rest = size - body, extra = rest - *len;
+	if (extra % ((uint64_t)1 << 32))
+		return HF_OK;
+	hf_status st = warn(r, start, "HEAP DUMP record declares %" PRIu64 " bytes, which is its real length (%" PRIu64 ") modulo 2^32: read to the end of the input",
+	                    *len, rest);
+	*len = rest;
+	return st;
+}
+
+static hf_status heap_record(reader *r, unsigned tag, uint64_t length, int to_eof)
 {
 	const unsigned I = r->idsize;
 	heap_ctx h = { tag, length };
@@ -1601,8 +1636,15 @@ static hf_status heap_record(reader *r, unsigned tag, uint64_t length, uint64_t 
 		}
 		uint64_t start = hf_input_offset(r->in);
 		const uint8_t *p;
-		if ((st = need(r, &h, start, -1, 1, &p)))
+		size_t avail;
+		if ((st = hf_input_peek(r->in, 1, &p, &avail, r->err)))
 			return st;
+		if (!avail) {
+			if (to_eof)
+				break;
+			return fail(r, HF_ERR_TRUNCATED, start, tag, -1,
+			            "the file ends %" PRIu64 " bytes before the end of this record", h.left);
+		}
 		unsigned sub = p[0];
 		take(r, &h, 1);
 		switch (sub) {
@@ -1683,7 +1725,6 @@ static hf_status heap_record(reader *r, unsigned tag, uint64_t length, uint64_t 
 		if (st)
 			return st;
 	}
-	(void)rec_start;
 	if (tag == TAG_HEAP_DUMP)
 		return dump_close(r);
 	return HF_OK;
@@ -2034,7 +2075,9 @@ static hf_status read_records(reader *r)
 			r->stats->records++;
 		if (tag == TAG_HEAP_DUMP || tag == TAG_HEAP_DUMP_SEGMENT) {
 			heap_records++;
-			if ((st = heap_record(r, tag, len, start)))
+			int to_eof;
+			if ((st = heap_length(r, tag, start, &len, &to_eof)) ||
+			    (st = heap_record(r, tag, len, to_eof)))
 				return st;
 			continue;
 		}
