@@ -1202,6 +1202,46 @@ static void scen_wrapped_length(buf *b)
 	patch4(b, at, (uint32_t)(b->n - at - 4 + hole_len));
 }
 
+/* shadowed-field: com/example/B declares x (int) and link (object), and
+ * extends com/example/A, which declares x, y (int) and link too.  An
+ * instance of B: B.x 1, B.link 0x2000, A.x 2, A.y 3, A.link 0x2100. */
+static void scen_shadowed_field(buf *b)
+{
+	header(b, "JAVA PROFILE 1.0.2", 4, 1300000000000ULL);
+	enum { S_OBJECT = 1, S_A, S_B, S_X, S_Y, S_LINK };
+	static const char *const names[] = { "java/lang/Object", "com/example/A", "com/example/B",
+		"x", "y", "link" };
+	for (unsigned i = 0; i < sizeof names / sizeof *names; i++)
+		utf8(b, S_OBJECT + i, names[i]);
+	enum { C_OBJECT = 0x100, C_A = 0x200, C_B = 0x300 };
+	load_class(b, 1, C_OBJECT, S_OBJECT);
+	load_class(b, 2, C_A, S_A);
+	load_class(b, 3, C_B, S_B);
+	size_t at = rec_begin(b, TAG_HEAP_DUMP_SEGMENT);
+	class_plain(b, C_OBJECT, 0, 0);
+	{
+		static const field fields[] = { { S_X, T_INT, 0 }, { S_Y, T_INT, 0 }, { S_LINK, T_OBJECT, 0 } };
+		cdump c = { .id = C_A, .super = C_OBJECT, .isize = 12, .fields = fields, .nif = 3 };
+		class_dump(b, &c);
+	}
+	{
+		static const field fields[] = { { S_X, T_INT, 0 }, { S_LINK, T_OBJECT, 0 } };
+		cdump c = { .id = C_B, .super = C_A, .isize = 20, .fields = fields, .nif = 2 };
+		class_dump(b, &c);
+	}
+	buf f = { 0 };
+	u4(&f, 1);
+	id(&f, 0x2000);
+	u4(&f, 2);
+	u4(&f, 3);
+	id(&f, 0x2100);
+	instance_dump(b, 0x1000, C_B, &f);
+	free(f.p);
+	rec_end(b, at);
+	at = rec_begin(b, TAG_HEAP_DUMP_END);
+	rec_end(b, at);
+}
+
 static const struct scenario {
 	const char *name;
 	void (*write)(buf *b);
@@ -1224,6 +1264,8 @@ static const struct scenario {
 	  "HotSpot's CLASS DUMP order: java/lang/Class and java/lang/Object after other classes" },
 	{ "length-zero", scen_length_zero,
 	  "1.0.1 HEAP DUMP of length 0 (never patched) followed by its sub-records" },
+	{ "shadowed-field", scen_shadowed_field,
+	  "a subclass field with the name of a superclass field" },
 	{ "wrapped-length", scen_wrapped_length,
 	  "1.0.1 HEAP DUMP over 4 GiB, length modulo 2^32 (a sparse file of 4 GiB)" },
 };

@@ -938,6 +938,18 @@ static void check_length_zero(sqlite3 *db, const conv *c)
 	CHECK_EQ_I(edges(db, 1, 0x1000, 0x1010, "next"), 1, "Item.next of 0x1000");
 }
 
+static void check_shadowed_field(sqlite3 *db, const conv *c)
+{
+	(void)c;
+	CHECK_STR(meta(db, "hprof.warnings"), "0", "warnings");
+	CHECK_STR(qs(db, "SELECT \"values\" FROM node_instance WHERE node_identifier = %d", 0x1000),
+	          "{\"x\":1,\"y\":3}", "values: x once, the subclass's");
+	CHECK_EQ_I(edges(db, 1, 0x1000, 0x2000, "link"), 1, "B.link");
+	CHECK_EQ_I(edges(db, 1, 0x1000, 0x2100, "link"), 1, "A.link (edges are per field)");
+	CHECK_EQ_I(qi(db, "SELECT size FROM node WHERE identifier = %d", 0x1000), 32,
+	           "size: align8(8 + 20)");
+}
+
 /* wrapped-length: generated here, as a sparse file of over 4 GiB, rather
  * than at build time.  Returns 1 when the file system cannot keep it sparse
  * (skipped). */
@@ -1094,6 +1106,7 @@ static const struct {
 	{ "all-records", check_all_records },
 	{ "class-order", check_class_order },
 	{ "length-zero", check_length_zero },
+	{ "shadowed-field", check_shadowed_field },
 	{ "unknown-tag", NULL },     /* needs the file: see below */
 	{ "truncated", NULL },
 	{ "unknown-subtag", NULL },

@@ -67,6 +67,7 @@ typedef struct flat_field {
 	uint8_t type;
 	uint64_t name;   /* our string id */
 	uint64_t hname;  /* HPROF string id */
+	int shadowed;    /* a subclass has a field of the same name */
 } flat_field;
 
 typedef struct class_info {
@@ -524,6 +525,19 @@ static int class_layout(reader *r, class_info *c)
 		if (j >= n)
 			break;
 	}
+	/* A superclass field hidden by a subclass field of the same name: the
+	 * values JSON gives the name once, with the subclass's value. */
+	for (uint32_t a = 0; a < n && n <= 2048; a++) {
+		const name_entry *ea = name_get(r, c->flat[a].hname);
+		c->flat[a].shadowed = 0;
+		for (uint32_t b = 0; b < a && !c->flat[a].shadowed; b++) {
+			const name_entry *eb = name_get(r, c->flat[b].hname);
+			if (c->flat[b].hname == c->flat[a].hname ||
+			    (ea && eb && ea->len == eb->len &&
+			     !memcmp(r->name_arena.data + ea->off, r->name_arena.data + eb->off, ea->len)))
+				c->flat[a].shadowed = 1;
+		}
+	}
 	c->shallow = instance_model(r, c);
 	return c->layout = 1;
 }
@@ -929,7 +943,7 @@ static hf_status emit_instance(reader *r, uint64_t obj, uint64_t cls, const uint
 			int first = 1;
 			for (uint32_t i = 0; i < c->nflat && ok; i++) {
 				const flat_field *f = &c->flat[i];
-				if (f->type == T_OBJECT)
+				if (f->type == T_OBJECT || f->shadowed)
 					continue;
 				ok = (first || hf_buf_append(b, ",", 1)) && json_key_name(r, b, f->hname) &&
 				     hf_buf_append(b, ":", 1) && json_prim(b, f->type, data + f->offset);
