@@ -1242,6 +1242,44 @@ static void scen_shadowed_field(buf *b)
 	rec_end(b, at);
 }
 
+/* names-late: every LOAD CLASS before the UTF8 record of its name (no
+ * known writer does this; the format does not forbid it), JDK 8 Strings. */
+static void scen_names_late(buf *b)
+{
+	header(b, "JAVA PROFILE 1.0.2", 4, 1300000000000ULL);
+	enum { S_OBJECT = 1, S_STRING, S_CHARS, S_INTS, S_HASH, S_VALUE };
+	static const char *const names[] = { "java/lang/Object", "java/lang/String", "[C", "[I",
+		"hash", "value" };
+	enum { C_OBJECT = 0x100, C_STRING = 0x200, C_CHARS = 0x300, C_INTS = 0x400 };
+	load_class(b, 1, C_OBJECT, S_OBJECT);
+	load_class(b, 2, C_STRING, S_STRING);
+	load_class(b, 3, C_CHARS, S_CHARS);
+	load_class(b, 4, C_INTS, S_INTS);
+	for (unsigned i = 0; i < sizeof names / sizeof *names; i++)
+		utf8(b, S_OBJECT + i, names[i]);
+	size_t at = rec_begin(b, TAG_HEAP_DUMP_SEGMENT);
+	class_plain(b, C_OBJECT, 0, 0);
+	{
+		static const field fields[] = { { S_HASH, T_INT, 0 }, { S_VALUE, T_OBJECT, 0 } };
+		cdump c = { .id = C_STRING, .super = C_OBJECT, .isize = 8, .fields = fields, .nif = 2 };
+		class_dump(b, &c);
+	}
+	class_plain(b, C_CHARS, C_OBJECT, 0);
+	class_plain(b, C_INTS, C_OBJECT, 0);
+	buf f = { 0 };
+	u4(&f, 0);
+	id(&f, 0x2100);
+	instance_dump(b, 0x2000, C_STRING, &f);
+	free(f.p);
+	static const uint16_t late[] = { 'l', 'a', 't', 'e' };
+	char_array(b, 0x2100, late, 4);
+	static const int32_t v[] = { 9 };
+	int_array(b, 0x2200, v, 1);
+	rec_end(b, at);
+	at = rec_begin(b, TAG_HEAP_DUMP_END);
+	rec_end(b, at);
+}
+
 static const struct scenario {
 	const char *name;
 	void (*write)(buf *b);
@@ -1266,6 +1304,7 @@ static const struct scenario {
 	  "1.0.1 HEAP DUMP of length 0 (never patched) followed by its sub-records" },
 	{ "shadowed-field", scen_shadowed_field,
 	  "a subclass field with the name of a superclass field" },
+	{ "names-late", scen_names_late, "every LOAD CLASS before the UTF8 record of its name" },
 	{ "wrapped-length", scen_wrapped_length,
 	  "1.0.1 HEAP DUMP over 4 GiB, length modulo 2^32 (a sparse file of 4 GiB)" },
 };

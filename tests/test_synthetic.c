@@ -950,6 +950,17 @@ static void check_shadowed_field(sqlite3 *db, const conv *c)
 	           "size: align8(8 + 20)");
 }
 
+static void check_names_late(sqlite3 *db, const conv *c)
+{
+	(void)c;
+	CHECK_STR(meta(db, "hprof.warnings"), "0", "warnings");
+	CHECK_STR(class_of(db, 0x2000), "java.lang.String", "class of the String");
+	CHECK_STR(class_of(db, 0x2100), "char[]", "class of the char[] (Java form of [C)");
+	CHECK_STR(class_of(db, 0x2200), "int[]", "class of the int[] (found by name)");
+	CHECK_STR(text_of(db, 0x2000, 0), "late", "String text");
+	CHECK_STR(qs(db, "SELECT raw_name FROM cls WHERE id = %d", 0x300), "[C", "raw name of [C");
+}
+
 /* wrapped-length: generated here, as a sparse file of over 4 GiB, rather
  * than at build time.  Returns 1 when the file system cannot keep it sparse
  * (skipped). */
@@ -1107,6 +1118,7 @@ static const struct {
 	{ "class-order", check_class_order },
 	{ "length-zero", check_length_zero },
 	{ "shadowed-field", check_shadowed_field },
+	{ "names-late", check_names_late },
 	{ "unknown-tag", NULL },     /* needs the file: see below */
 	{ "truncated", NULL },
 	{ "unknown-subtag", NULL },

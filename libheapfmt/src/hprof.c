@@ -118,6 +118,12 @@ typedef struct pending_class {
 	uint64_t values_len;
 } pending_class;
 
+/* A LOAD CLASS whose name's UTF8 record had not come yet. */
+typedef struct late_class {
+	uint64_t cls;
+	uint64_t next;       /* index of the next one with the same name, or UINT64_MAX */
+} late_class;
+
 typedef struct cached_array {
 	uint64_t id;
 	size_t off, len;     /* bytes in cache ring */
@@ -151,6 +157,8 @@ typedef struct reader {
 	hf_map class_name;   /* class id -> HPROF name id (LOAD CLASS) */
 	hf_map class_java_name; /* class id -> our string id of the Java form */
 	hf_map serial_class; /* class serial -> class id */
+	hf_map late_names;   /* HPROF name id of a LOAD CLASS that came before its UTF8 -> index in late_classes */
+	hf_buf late_classes; /* late_class chains */
 	hf_map class_serial; /* class id -> class serial */
 	uint64_t string_class, class_class;
 	uint64_t prim_array_class[12];
@@ -1746,6 +1754,8 @@ static hf_status heap_record(reader *r, unsigned tag, uint64_t length, int to_eo
 
 /* ---- top-level records --------------------------------------------------------- */
 
+static hf_status late_class_names(reader *r, uint64_t hid, const name_entry *e);
+
 static hf_status utf8_record(reader *r, const uint8_t *p, uint64_t len, uint64_t start)
 {
 	const unsigned I = r->idsize;
@@ -1777,7 +1787,64 @@ static hf_status utf8_record(reader *r, const uint8_t *p, uint64_t len, uint64_t
 	if (!hf_map_put(&r->name_map, hid, r->nnames))
 		return nomem(r);
 	r->nnames++;
-	return emit_string(r, sid, (const char *)r->name_arena.data + off, out);
+	hf_status st = emit_string(r, sid, (const char *)r->name_arena.data + off, out);
+	if (st || !r->late_names.count)
+		return st;
+	return late_class_names(r, hid, &r->names[r->nnames - 1]);
+}
+
+/* What a class's name tells: java.lang.String, java.lang.Class, the
+ * primitive array classes, and its Java-form name (*jsid). */
+static hf_status class_named(reader *r, uint64_t cls, const name_entry *e, uint64_t *jsid)
+{
+	hf_status st;
+	const char *s = (const char *)r->name_arena.data + e->off;
+	if ((e->len == 16 && !memcmp(s, "java/lang/String", 16)) ||
+	    (e->len == 16 && !memcmp(s, "java.lang.String", 16))) {
+		r->string_class = cls;
+		class_info *c = class_get(r, cls);
+		if (c)
+			c->is_string = 1;
+	}
+	if ((e->len == 15 && !memcmp(s, "java/lang/Class", 15)) ||
+	    (e->len == 15 && !memcmp(s, "java.lang.Class", 15)))
+		r->class_class = cls;
+	static const char *const prim_hs[12] = { 0, 0, 0, 0, "[Z", "[C", "[F", "[D", "[B", "[S", "[I", "[J" };
+	static const char *const prim_an[12] = { 0, 0, 0, 0, "boolean[]", "char[]", "float[]", "double[]", "byte[]", "short[]", "int[]", "long[]" };
+	for (int t = 4; t < 12; t++)
+		if ((e->len == strlen(prim_hs[t]) && !memcmp(s, prim_hs[t], e->len)) ||
+		    (e->len == strlen(prim_an[t]) && !memcmp(s, prim_an[t], e->len)))
+			r->prim_array_class[t] = cls;
+	/* The Java source form, as its own string when it differs. */
+	java_name(s, e->len, &r->tmp);
+	*jsid = e->sid;
+	if (r->tmp.len != e->len || memcmp(r->tmp.data, s, e->len)) {
+		*jsid = r->next_sid++;
+		if ((st = emit_string(r, *jsid, (const char *)r->tmp.data, r->tmp.len)))
+			return st;
+	}
+	if (!hf_map_put(&r->class_java_name, cls, *jsid))
+		return nomem(r);
+	return HF_OK;
+}
+
+/* A UTF8 record came: the classes whose LOAD CLASS named it earlier. */
+static hf_status late_class_names(reader *r, uint64_t hid, const name_entry *e)
+{
+	uint64_t *first = hf_map_get(&r->late_names, hid);
+	if (!first)
+		return HF_OK;
+	uint64_t ix = *first, jsid;
+	hf_map_remove(&r->late_names, hid);
+	while (ix != UINT64_MAX) {
+		late_class lc;
+		memcpy(&lc, r->late_classes.data + ix * sizeof lc, sizeof lc);
+		hf_status st = class_named(r, lc.cls, e, &jsid);
+		if (st)
+			return st;
+		ix = lc.next;
+	}
+	return HF_OK;
 }
 
 static hf_status load_class_record(reader *r, const uint8_t *p, uint64_t start)
@@ -1795,32 +1862,14 @@ static hf_status load_class_record(reader *r, const uint8_t *p, uint64_t start)
 	hf_status st;
 	uint64_t jsid = 0;
 	if (e) {
-		const char *s = (const char *)r->name_arena.data + e->off;
-		if ((e->len == 16 && !memcmp(s, "java/lang/String", 16)) ||
-		    (e->len == 16 && !memcmp(s, "java.lang.String", 16))) {
-			r->string_class = cls;
-			class_info *c = class_get(r, cls);
-			if (c)
-				c->is_string = 1;
-		}
-		if ((e->len == 15 && !memcmp(s, "java/lang/Class", 15)) ||
-		    (e->len == 15 && !memcmp(s, "java.lang.Class", 15)))
-			r->class_class = cls;
-		static const char *const prim_hs[12] = { 0, 0, 0, 0, "[Z", "[C", "[F", "[D", "[B", "[S", "[I", "[J" };
-		static const char *const prim_an[12] = { 0, 0, 0, 0, "boolean[]", "char[]", "float[]", "double[]", "byte[]", "short[]", "int[]", "long[]" };
-		for (int t = 4; t < 12; t++)
-			if ((e->len == strlen(prim_hs[t]) && !memcmp(s, prim_hs[t], e->len)) ||
-			    (e->len == strlen(prim_an[t]) && !memcmp(s, prim_an[t], e->len)))
-				r->prim_array_class[t] = cls;
-		/* The Java source form, as its own string when it differs. */
-		java_name(s, e->len, &r->tmp);
-		jsid = e->sid;
-		if (r->tmp.len != e->len || memcmp(r->tmp.data, s, e->len)) {
-			jsid = r->next_sid++;
-			if ((st = emit_string(r, jsid, (const char *)r->tmp.data, r->tmp.len)))
-				return st;
-		}
-		if (!hf_map_put(&r->class_java_name, cls, jsid))
+		if ((st = class_named(r, cls, e, &jsid)))
+			return st;
+	} else if (hname && hname != HF_MAP_EMPTY) {
+		/* Its UTF8 record may come later: see late_class_names. */
+		uint64_t *first = hf_map_get(&r->late_names, hname);
+		late_class lc = { cls, first ? *first : UINT64_MAX };
+		uint64_t ix = r->late_classes.len / sizeof lc;
+		if (!hf_buf_append(&r->late_classes, &lc, sizeof lc) || !hf_map_put(&r->late_names, hname, ix))
 			return nomem(r);
 	}
 	vals_clear(r, 5);
@@ -2320,6 +2369,8 @@ out:
 	hf_map_free(&r->class_name);
 	hf_map_free(&r->class_java_name);
 	hf_map_free(&r->serial_class);
+	hf_map_free(&r->late_names);
+	hf_buf_free(&r->late_classes);
 	hf_map_free(&r->class_serial);
 	hf_map_free(&r->heaps_seen);
 	hf_map_free(&r->pending_map);
