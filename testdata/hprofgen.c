@@ -11,6 +11,8 @@
  * Only libc.  Byte layouts follow ../../shared/spec/hprof.md (big-endian
  * integers, identifiers of the header's size, sub-records without lengths).
  */
+#define _FILE_OFFSET_BITS 64
+#define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +26,10 @@ typedef struct buf {
 } buf;
 
 static unsigned idsize = 4; /* identifier size of the file being written */
+/* A run of hole_len zero bytes the file has at offset hole_at of the buffer,
+ * written as a hole (a sparse file) instead of being held in memory. */
+static size_t hole_at;
+static uint64_t hole_len;
 
 static void put(buf *b, const void *d, size_t n)
 {
@@ -1114,6 +1120,166 @@ static void scen_all_records(buf *b)
 	rec_end(b, at);
 }
 
+/* class-order: HotSpot's order of CLASS DUMPs (JDK 17: java/lang/Class
+ * and java/lang/Object come after most classes), 8-byte ids with
+ * compressed oops.  java/lang/Class has fields name, classLoader (refs, 4
+ * bytes each) and classRedefinedCount (int): its instances are
+ * align8(12 + 12) = 24 bytes, so a class object is align8(24 + its static
+ * bytes) whichever class dump comes first. */
+static void scen_class_order(buf *b)
+{
+	header(b, "JAVA PROFILE 1.0.2", 8, 1700000000000ULL);
+	enum { S_OBJECT = 1, S_CLASS, S_CONFIG, S_INSTANCE, S_LIMIT, S_FLAG, S_NAME, S_LOADER,
+	       S_COUNT, S_LATE };
+	static const char *const names[] = { "java/lang/Object", "java/lang/Class",
+		"com/example/Config", "INSTANCE", "LIMIT", "FLAG", "name", "classLoader",
+		"classRedefinedCount", "com/example/Late" };
+	for (unsigned i = 0; i < sizeof names / sizeof *names; i++)
+		utf8(b, S_OBJECT + i, names[i]);
+	enum { C_OBJECT = 0x7000, C_CLASS = 0x7100, C_CONFIG = 0x7200, C_LATE = 0x7300 };
+	load_class(b, 1, C_OBJECT, S_OBJECT);
+	load_class(b, 2, C_CLASS, S_CLASS);
+	load_class(b, 3, C_CONFIG, S_CONFIG);
+	load_class(b, 4, C_LATE, S_LATE);
+	size_t at = rec_begin(b, TAG_HEAP_DUMP_SEGMENT);
+	{
+		/* statics: 4 (ref) + 8 + 1 = 13 bytes */
+		field statics[] = { { S_INSTANCE, T_OBJECT, 0x9000 }, { S_LIMIT, T_LONG, 1000 },
+		                    { S_FLAG, T_BOOLEAN, 1 } };
+		cdump c = { .id = C_CONFIG, .super = C_OBJECT, .isize = 0, .statics = statics, .nst = 3 };
+		class_dump(b, &c);
+	}
+	{
+		static const field fields[] = { { S_NAME, T_OBJECT, 0 }, { S_LOADER, T_OBJECT, 0 },
+		                                { S_COUNT, T_INT, 0 } };
+		cdump c = { .id = C_CLASS, .super = C_OBJECT, .isize = 20, .fields = fields, .nif = 3 };
+		class_dump(b, &c);
+	}
+	class_plain(b, C_OBJECT, 0, 0);
+	rec_end(b, at);
+	at = rec_begin(b, TAG_HEAP_DUMP_SEGMENT);
+	class_plain(b, C_LATE, C_OBJECT, 0); /* after every other class */
+	buf f = { 0 };
+	instance_dump(b, 0x9000, C_CONFIG, &f);
+	rec_end(b, at);
+	at = rec_begin(b, TAG_HEAP_DUMP_END);
+	rec_end(b, at);
+}
+
+/* length-zero: a 1.0.1 HEAP DUMP whose length was never patched (0, the
+ * placeholder HotSpot writes first) followed by its sub-records up to the
+ * end of the file. */
+static void scen_length_zero(buf *b)
+{
+	size_t at = small_start(b, "JAVA PROFILE 1.0.1", TAG_HEAP_DUMP);
+	small_classes(b);
+	item(b, 0x1000, 0x1010, 1);
+	item(b, 0x1010, 0, 2);
+	static const int32_t v[] = { 1, 2, 3 };
+	int_array(b, 0x2000, v, 3);
+	root_simple(b, ROOT_STICKY_CLASS, SM_ITEM);
+	(void)at; /* the length stays 0 */
+}
+
+/* wrapped-length: a 1.0.1 HEAP DUMP of more than 4 GiB whose u4 length is
+ * its real length modulo 2^32, as HotSpot <= 8 writes it: classes, a byte[]
+ * of 0xFFFFFFF0 zero elements (a hole of the sparse file), then an Item
+ * and a root, so that they lie beyond offset 2^32. */
+enum { WL_COUNT = 0xFFFFFFF0u };
+static void scen_wrapped_length(buf *b)
+{
+	size_t at = small_start(b, "JAVA PROFILE 1.0.1", TAG_HEAP_DUMP);
+	small_classes(b);
+	u1(b, SUB_PRIMITIVE_ARRAY_DUMP);
+	id(b, 0x3000);
+	u4(b, 1);
+	u4(b, WL_COUNT);
+	u1(b, T_BYTE);
+	hole_at = b->n;
+	hole_len = WL_COUNT;
+	item(b, 0x1000, 0x3000, 7);
+	root_simple(b, ROOT_STICKY_CLASS, SM_ITEM);
+	patch4(b, at, (uint32_t)(b->n - at - 4 + hole_len));
+}
+
+/* shadowed-field: com/example/B declares x (int) and link (object), and
+ * extends com/example/A, which declares x, y (int) and link too.  An
+ * instance of B: B.x 1, B.link 0x2000, A.x 2, A.y 3, A.link 0x2100. */
+static void scen_shadowed_field(buf *b)
+{
+	header(b, "JAVA PROFILE 1.0.2", 4, 1300000000000ULL);
+	enum { S_OBJECT = 1, S_A, S_B, S_X, S_Y, S_LINK };
+	static const char *const names[] = { "java/lang/Object", "com/example/A", "com/example/B",
+		"x", "y", "link" };
+	for (unsigned i = 0; i < sizeof names / sizeof *names; i++)
+		utf8(b, S_OBJECT + i, names[i]);
+	enum { C_OBJECT = 0x100, C_A = 0x200, C_B = 0x300 };
+	load_class(b, 1, C_OBJECT, S_OBJECT);
+	load_class(b, 2, C_A, S_A);
+	load_class(b, 3, C_B, S_B);
+	size_t at = rec_begin(b, TAG_HEAP_DUMP_SEGMENT);
+	class_plain(b, C_OBJECT, 0, 0);
+	{
+		static const field fields[] = { { S_X, T_INT, 0 }, { S_Y, T_INT, 0 }, { S_LINK, T_OBJECT, 0 } };
+		cdump c = { .id = C_A, .super = C_OBJECT, .isize = 12, .fields = fields, .nif = 3 };
+		class_dump(b, &c);
+	}
+	{
+		static const field fields[] = { { S_X, T_INT, 0 }, { S_LINK, T_OBJECT, 0 } };
+		cdump c = { .id = C_B, .super = C_A, .isize = 20, .fields = fields, .nif = 2 };
+		class_dump(b, &c);
+	}
+	buf f = { 0 };
+	u4(&f, 1);
+	id(&f, 0x2000);
+	u4(&f, 2);
+	u4(&f, 3);
+	id(&f, 0x2100);
+	instance_dump(b, 0x1000, C_B, &f);
+	free(f.p);
+	rec_end(b, at);
+	at = rec_begin(b, TAG_HEAP_DUMP_END);
+	rec_end(b, at);
+}
+
+/* names-late: every LOAD CLASS before the UTF8 record of its name (no
+ * known writer does this; the format does not forbid it), JDK 8 Strings. */
+static void scen_names_late(buf *b)
+{
+	header(b, "JAVA PROFILE 1.0.2", 4, 1300000000000ULL);
+	enum { S_OBJECT = 1, S_STRING, S_CHARS, S_INTS, S_HASH, S_VALUE };
+	static const char *const names[] = { "java/lang/Object", "java/lang/String", "[C", "[I",
+		"hash", "value" };
+	enum { C_OBJECT = 0x100, C_STRING = 0x200, C_CHARS = 0x300, C_INTS = 0x400 };
+	load_class(b, 1, C_OBJECT, S_OBJECT);
+	load_class(b, 2, C_STRING, S_STRING);
+	load_class(b, 3, C_CHARS, S_CHARS);
+	load_class(b, 4, C_INTS, S_INTS);
+	for (unsigned i = 0; i < sizeof names / sizeof *names; i++)
+		utf8(b, S_OBJECT + i, names[i]);
+	size_t at = rec_begin(b, TAG_HEAP_DUMP_SEGMENT);
+	class_plain(b, C_OBJECT, 0, 0);
+	{
+		static const field fields[] = { { S_HASH, T_INT, 0 }, { S_VALUE, T_OBJECT, 0 } };
+		cdump c = { .id = C_STRING, .super = C_OBJECT, .isize = 8, .fields = fields, .nif = 2 };
+		class_dump(b, &c);
+	}
+	class_plain(b, C_CHARS, C_OBJECT, 0);
+	class_plain(b, C_INTS, C_OBJECT, 0);
+	buf f = { 0 };
+	u4(&f, 0);
+	id(&f, 0x2100);
+	instance_dump(b, 0x2000, C_STRING, &f);
+	free(f.p);
+	static const uint16_t late[] = { 'l', 'a', 't', 'e' };
+	char_array(b, 0x2100, late, 4);
+	static const int32_t v[] = { 9 };
+	int_array(b, 0x2200, v, 1);
+	rec_end(b, at);
+	at = rec_begin(b, TAG_HEAP_DUMP_END);
+	rec_end(b, at);
+}
+
 static const struct scenario {
 	const char *name;
 	void (*write)(buf *b);
@@ -1132,6 +1298,15 @@ static const struct scenario {
 	{ "superclass-cycle", scen_superclass_cycle, "class A super B super A; C its own superclass" },
 	{ "unknown-subtag", scen_unknown_subtag, "the heap-dump sub-record tag 0x42" },
 	{ "all-records", scen_all_records, "every top-level record kind and every GC-root kind" },
+	{ "class-order", scen_class_order,
+	  "HotSpot's CLASS DUMP order: java/lang/Class and java/lang/Object after other classes" },
+	{ "length-zero", scen_length_zero,
+	  "1.0.1 HEAP DUMP of length 0 (never patched) followed by its sub-records" },
+	{ "shadowed-field", scen_shadowed_field,
+	  "a subclass field with the name of a superclass field" },
+	{ "names-late", scen_names_late, "every LOAD CLASS before the UTF8 record of its name" },
+	{ "wrapped-length", scen_wrapped_length,
+	  "1.0.1 HEAP DUMP over 4 GiB, length modulo 2^32 (a sparse file of 4 GiB)" },
 };
 #define NSCENARIOS (sizeof scenarios / sizeof *scenarios)
 
@@ -1152,7 +1327,13 @@ int main(int argc, char **argv)
 		buf b = { 0 };
 		scenarios[i].write(&b);
 		FILE *fp = fopen(argv[2], "wb");
-		int ok = fp && fwrite(b.p, 1, b.n, fp) == b.n;
+		int ok;
+		if (hole_len)
+			ok = fp && fwrite(b.p, 1, hole_at, fp) == hole_at &&
+			     fseeko(fp, (off_t)hole_len, SEEK_CUR) == 0 &&
+			     fwrite(b.p + hole_at, 1, b.n - hole_at, fp) == b.n - hole_at;
+		else
+			ok = fp && fwrite(b.p, 1, b.n, fp) == b.n;
 		if (fp && fclose(fp) != 0)
 			ok = 0;
 		free(b.p);

@@ -897,6 +897,136 @@ static int dir_is_empty(const char *dir)
 	return n == 0;
 }
 
+static void check_class_order(sqlite3 *db, const conv *c)
+{
+	(void)c;
+	CHECK_STR(meta(db, "hprof.compressed_oops"), "true", "compressed oops");
+	CHECK_STR(meta(db, "hprof.warnings"), "0", "warnings");
+	CHECK_EQ_I(count_nodes(db, 1), 4, "classes");
+	/* A class object: align8(java.lang.Class instance (24) + statics). */
+	CHECK_EQ_I(qi(db, "SELECT size FROM node WHERE identifier = %d", 0x7200), 40,
+	           "Config, dumped before java/lang/Class: align8(24 + 13)");
+	CHECK_EQ_I(qi(db, "SELECT size FROM node WHERE identifier = %d", 0x7100), 24,
+	           "java/lang/Class, dumped before java/lang/Object: align8(24 + 0)");
+	CHECK_EQ_I(qi(db, "SELECT size FROM node WHERE identifier = %d", 0x7000), 24, "java/lang/Object");
+	CHECK_EQ_I(qi(db, "SELECT size FROM node WHERE identifier = %d", 0x7300), 24,
+	           "a class dumped after java/lang/Class and java/lang/Object");
+	CHECK_EQ_I(qi(db, "SELECT count(*) FROM node WHERE nodetypeid = 1 AND class <> %d", 0x7100), 0,
+	           "class nodes are of class java/lang/Class");
+	CHECK_EQ_I(qi(db, "SELECT json_extract(\"values\", '$.LIMIT') FROM node_class WHERE node_identifier = %d",
+	              0x7200), 1000, "Config.LIMIT");
+	CHECK_EQ_I(qi(db, "SELECT json_extract(\"values\", '$.FLAG') FROM node_class WHERE node_identifier = %d",
+	              0x7200), 1, "Config.FLAG");
+	CHECK_EQ_I(edges(db, 2, 0x7200, 0x9000, "INSTANCE"), 1, "Config.INSTANCE edge");
+	CHECK_EQ_I(qi(db, "SELECT size FROM node WHERE identifier = %d", 0x9000), 16, "an instance without fields");
+}
+
+static void fresh_dir(const char *dir);
+
+static void check_length_zero(sqlite3 *db, const conv *c)
+{
+	(void)c;
+	CHECK_STR(meta(db, "hprof.warnings"), "1", "warnings");
+	CHECK(qs(db, "SELECT value FROM metadata WHERE key = 'hprof.warning' AND value LIKE '%%length 0%%'") != NULL,
+	      "a warning says the record's length is 0");
+	CHECK_STR(meta(db, "hprof.dumps"), "1", "dumps");
+	CHECK_EQ_I(count_nodes(db, 1), 3, "classes");
+	CHECK_EQ_I(count_nodes(db, 2), 2, "instances");
+	CHECK_EQ_I(count_nodes(db, 4), 1, "primitive arrays");
+	CHECK_EQ_I(qi(db, "SELECT count(*) FROM root"), 1, "roots (the last sub-record)");
+	CHECK_EQ_I(field_value(db, 0x1010, "n"), 2, "Item.n of 0x1010");
+	CHECK_EQ_I(edges(db, 1, 0x1000, 0x1010, "next"), 1, "Item.next of 0x1000");
+}
+
+static void check_shadowed_field(sqlite3 *db, const conv *c)
+{
+	(void)c;
+	CHECK_STR(meta(db, "hprof.warnings"), "0", "warnings");
+	CHECK_STR(qs(db, "SELECT \"values\" FROM node_instance WHERE node_identifier = %d", 0x1000),
+	          "{\"x\":1,\"y\":3}", "values: x once, the subclass's");
+	CHECK_EQ_I(edges(db, 1, 0x1000, 0x2000, "link"), 1, "B.link");
+	CHECK_EQ_I(edges(db, 1, 0x1000, 0x2100, "link"), 1, "A.link (edges are per field)");
+	CHECK_EQ_I(qi(db, "SELECT size FROM node WHERE identifier = %d", 0x1000), 32,
+	           "size: align8(8 + 20)");
+}
+
+static void check_names_late(sqlite3 *db, const conv *c)
+{
+	(void)c;
+	CHECK_STR(meta(db, "hprof.warnings"), "0", "warnings");
+	CHECK_STR(class_of(db, 0x2000), "java.lang.String", "class of the String");
+	CHECK_STR(class_of(db, 0x2100), "char[]", "class of the char[] (Java form of [C)");
+	CHECK_STR(class_of(db, 0x2200), "int[]", "class of the int[] (found by name)");
+	CHECK_STR(text_of(db, 0x2000, 0), "late", "String text");
+	CHECK_STR(qs(db, "SELECT raw_name FROM cls WHERE id = %d", 0x300), "[C", "raw name of [C");
+}
+
+/* wrapped-length: generated here, as a sparse file of over 4 GiB, rather
+ * than at build time.  Returns 1 when the file system cannot keep it sparse
+ * (skipped). */
+static int test_wrapped_length(const char *hprofgen, const char *outdir)
+{
+	char dir[1024], file[1200], cmd[2600];
+	snprintf(dir, sizeof dir, "%s/synthetic-wrapped-length", outdir);
+	fresh_dir(dir);
+	snprintf(file, sizeof file, "%s/wrapped.hprof", dir);
+	snprintf(cmd, sizeof cmd, "'%s' wrapped-length '%s'", hprofgen, file);
+	CHECK(system(cmd) == 0, "%s", cmd);
+	struct stat sb;
+	if (stat(file, &sb) != 0) {
+		CHECK(0, "stat %s: %s", file, strerror(errno));
+		return 0;
+	}
+	if ((uint64_t)sb.st_blocks * 512 > ((uint64_t)64 << 20)) {
+		printf("SKIP: the file system does not keep %s sparse\n", file);
+		unlink(file);
+		return 1;
+	}
+	uint64_t size = (uint64_t)sb.st_size;
+	CHECK(size > ((uint64_t)1 << 32), "the file is over 4 GiB (%llu bytes)", (unsigned long long)size);
+	hf_hprof_options o;
+	options(&o);
+	o.values = 0; /* not 4 GiB of JSON */
+	char dbp[1200], ndp[1200];
+	snprintf(dbp, sizeof dbp, "%s/out.db", dir);
+	snprintf(ndp, sizeof ndp, "%s/out.ndjson", dir);
+	conv c, cn;
+	hf_status st = convert(file, dbp, SINK_DB, &o, &c);
+	CHECK(st == HF_OK, "convert to SQLite: %s", c.msg);
+	hf_status stn = convert(file, ndp, SINK_NDJSON, &o, &cn);
+	CHECK(stn == HF_OK, "convert to NDJSON: %s", cn.msg);
+	sqlite3 *db = st == HF_OK && stn == HF_OK ? db_open(dbp) : NULL;
+	if (db) {
+		check_common(db, ndp, &c);
+		CHECK_STR(meta(db, "hprof.warnings"), "1", "warnings");
+		CHECK(qs(db, "SELECT value FROM metadata WHERE key = 'hprof.warning' AND value LIKE '%%modulo 2^32%%'") != NULL,
+		      "a warning says the length wrapped");
+		CHECK_STR(meta(db, "hprof.dumps"), "1", "dumps");
+		CHECK_EQ_I(qi(db, "SELECT length FROM node_primitive_array WHERE node_identifier = %d", 0x3000),
+		           0xFFFFFFF0LL, "length of the 4 GiB byte[]");
+		CHECK_EQ_I(qi(db, "SELECT size FROM node WHERE identifier = %d", 0x3000), 0xFFFFFFF0LL + 16,
+		           "size of the 4 GiB byte[] (32-bit VM: align8(12 + length))");
+		CHECK_EQ_I(edges(db, 1, 0x1000, 0x3000, "next"), 1, "the Item beyond 4 GiB and its reference");
+		CHECK_EQ_I(qi(db, "SELECT count(*) FROM root WHERE kind = 'STICKY_CLASS' AND object = %d", 0x200), 1,
+		           "the root beyond 4 GiB");
+		sqlite3_close(db);
+	}
+	/* An unknown sub-record tag beyond 4 GiB: the error's offset is 64-bit. */
+	uint64_t at = size - 5; /* the ROOT STICKY CLASS */
+	FILE *f = fopen(file, "r+b");
+	CHECK(f && fseeko(f, (off_t)at, SEEK_SET) == 0 && fputc(0x42, f) == 0x42 && fclose(f) == 0,
+	      "patch %s", file);
+	st = convert(file, dbp, SINK_DB, &o, &c);
+	CHECK(st == HF_ERR_FORMAT, "an unknown sub-record beyond 4 GiB fails: %s", c.msg);
+	CHECK(c.err.has_offset && c.err.offset == at, "error offset %llu, expected %llu",
+	      (unsigned long long)c.err.offset, (unsigned long long)at);
+	CHECK_STR(c.err.tag, "HEAP DUMP/sub-record 0x42", "error tag");
+	unlink(file);
+	unlink(dbp);
+	unlink(ndp);
+	return 0;
+}
+
 static void check_failure(const char *file, const char *dir, const uint8_t *data, size_t size,
                           hf_status want, unsigned tag_byte, const char *tag, const char *msg_part)
 {
@@ -985,6 +1115,10 @@ static const struct {
 	{ "jdk6-strings", check_jdk6_strings },
 	{ "superclass-cycle", check_superclass_cycle },
 	{ "all-records", check_all_records },
+	{ "class-order", check_class_order },
+	{ "length-zero", check_length_zero },
+	{ "shadowed-field", check_shadowed_field },
+	{ "names-late", check_names_late },
 	{ "unknown-tag", NULL },     /* needs the file: see below */
 	{ "truncated", NULL },
 	{ "unknown-subtag", NULL },
@@ -1375,6 +1509,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: test_synthetic SCENARIO FILE.hprof OUTDIR\n"
 		                "       test_synthetic sample SAMPLE.hprof.gz EXPECTED.json HISTO.txt OUTDIR\n");
 		return 99;
+	}
+	if (!strcmp(argv[1], "wrapped-length")) {
+		if (test_wrapped_length(argv[2], argv[3]))
+			return TEST_SKIP;
+		return t_done(argv[1]);
 	}
 	test_scenario(argv[1], argv[2], argv[3]);
 	return t_done(argv[1]);

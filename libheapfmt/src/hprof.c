@@ -67,6 +67,7 @@ typedef struct flat_field {
 	uint8_t type;
 	uint64_t name;   /* our string id */
 	uint64_t hname;  /* HPROF string id */
+	int shadowed;    /* a subclass has a field of the same name */
 } flat_field;
 
 typedef struct class_info {
@@ -105,6 +106,24 @@ typedef struct pending_string {
 	size_t values_len;
 } pending_string;
 
+/* A class node waiting for the end of its dump: its size needs the layout
+ * of java.lang.Class, whose CLASS DUMP (and java.lang.Object's) HotSpot
+ * writes after most other classes'. */
+typedef struct pending_class {
+	uint64_t id, super, loader, static_bytes;
+	uint32_t isize, heap;
+	uint16_t nst, nif;
+	int32_t has_class_pseudo;
+	int64_t values_off;  /* in class_values, -1 without --values */
+	uint64_t values_len;
+} pending_class;
+
+/* A LOAD CLASS whose name's UTF8 record had not come yet. */
+typedef struct late_class {
+	uint64_t cls;
+	uint64_t next;       /* index of the next one with the same name, or UINT64_MAX */
+} late_class;
+
 typedef struct cached_array {
 	uint64_t id;
 	size_t off, len;     /* bytes in cache ring */
@@ -138,6 +157,8 @@ typedef struct reader {
 	hf_map class_name;   /* class id -> HPROF name id (LOAD CLASS) */
 	hf_map class_java_name; /* class id -> our string id of the Java form */
 	hf_map serial_class; /* class serial -> class id */
+	hf_map late_names;   /* HPROF name id of a LOAD CLASS that came before its UTF8 -> index in late_classes */
+	hf_buf late_classes; /* late_class chains */
 	hf_map class_serial; /* class id -> class serial */
 	uint64_t string_class, class_class;
 	uint64_t prim_array_class[12];
@@ -150,6 +171,9 @@ typedef struct reader {
 	int coops_decided, coops;
 	unsigned oop, obj_header, arr_header;
 	int emit;            /* the current dump is selected */
+
+	/* class nodes of the open dump (pending_class), their --values JSON */
+	hf_buf pending_classes, class_values;
 
 	/* deferred instances */
 	hf_buf spool;
@@ -508,6 +532,19 @@ static int class_layout(reader *r, class_info *c)
 		}
 		if (j >= n)
 			break;
+	}
+	/* A superclass field hidden by a subclass field of the same name: the
+	 * values JSON gives the name once, with the subclass's value. */
+	for (uint32_t a = 0; a < n && n <= 2048; a++) {
+		const name_entry *ea = name_get(r, c->flat[a].hname);
+		c->flat[a].shadowed = 0;
+		for (uint32_t b = 0; b < a && !c->flat[a].shadowed; b++) {
+			const name_entry *eb = name_get(r, c->flat[b].hname);
+			if (c->flat[b].hname == c->flat[a].hname ||
+			    (ea && eb && ea->len == eb->len &&
+			     !memcmp(r->name_arena.data + ea->off, r->name_arena.data + eb->off, ea->len)))
+				c->flat[a].shadowed = 1;
+		}
 	}
 	c->shallow = instance_model(r, c);
 	return c->layout = 1;
@@ -914,7 +951,7 @@ static hf_status emit_instance(reader *r, uint64_t obj, uint64_t cls, const uint
 			int first = 1;
 			for (uint32_t i = 0; i < c->nflat && ok; i++) {
 				const flat_field *f = &c->flat[i];
-				if (f->type == T_OBJECT)
+				if (f->type == T_OBJECT || f->shadowed)
 					continue;
 				ok = (first || hf_buf_append(b, ",", 1)) && json_key_name(r, b, f->hname) &&
 				     hf_buf_append(b, ":", 1) && json_prim(b, f->type, data + f->offset);
@@ -1020,6 +1057,56 @@ static hf_status replay_spool(reader *r)
 	return st;
 }
 
+/* ---- class nodes ---------------------------------------------------------- */
+
+/* Writes the class nodes of the dump that ends, now that every class of it,
+ * java.lang.Class and its superclasses included, is known. */
+static hf_status flush_class_nodes(reader *r)
+{
+	hf_status st = HF_OK;
+	size_t n = r->pending_classes.len / sizeof(pending_class);
+	class_info *jlc = r->class_class ? class_get(r, r->class_class) : NULL;
+	int jlc_ok = jlc && class_layout(r, jlc) == 1;
+	for (size_t i = 0; i < n && !st; i++) {
+		pending_class pc;
+		memcpy(&pc, r->pending_classes.data + i * sizeof pc, sizeof pc);
+		uint64_t size = pc.static_bytes;
+		if (r->android) {
+			if (!pc.has_class_pseudo && jlc && jlc->dumped)
+				size += jlc->instance_size;
+		} else if (jlc_ok) {
+			size = align8(jlc->shallow + pc.static_bytes);
+		} else {
+			size = align8(r->obj_header + pc.static_bytes);
+		}
+		hf_value v[9];
+		memset(v, 0, sizeof v);
+		uint64_t *hname = hf_map_get(&r->class_name, pc.id);
+		if (hname) {
+			val_u(&v[0], name_sid(r, *hname));
+			uint64_t *jn = hf_map_get(&r->class_java_name, pc.id);
+			if (jn)
+				val_u(&v[1], *jn);
+		}
+		val_u(&v[2], pc.super);
+		val_u(&v[3], pc.loader);
+		val_int(&v[4], pc.isize);
+		uint64_t *serial = hf_map_get(&r->class_serial, pc.id);
+		if (serial)
+			val_int(&v[5], (int64_t)*serial);
+		val_int(&v[6], pc.nst);
+		val_int(&v[7], pc.nif);
+		if (pc.values_off >= 0)
+			val_text(&v[8], (const char *)r->class_values.data + pc.values_off, (size_t)pc.values_len);
+		r->stats->classes++;
+		hf_node node = { &hprof_node_class, pc.id, r->dump, r->class_class, size, pc.heap, v };
+		st = hf_sink_node(r->sink, &node, r->err);
+	}
+	r->pending_classes.len = 0;
+	r->class_values.len = 0;
+	return st;
+}
+
 /* ---- dumps ----------------------------------------------------------------- */
 
 static void dump_open(reader *r)
@@ -1036,7 +1123,10 @@ static hf_status dump_close(reader *r)
 {
 	if (!r->dump_open)
 		return HF_OK;
-	hf_status st = replay_spool(r);
+	hf_status st = flush_class_nodes(r);
+	if (st)
+		return st;
+	st = replay_spool(r);
 	if (st)
 		return st;
 	/* Strings still waiting: their array came before them and left the
@@ -1235,34 +1325,9 @@ static hf_status class_dump(reader *r, heap_ctx *h, uint64_t start)
 	if (domain && (st = edge(r, &hprof_edge_domain, id, domain, 0)))
 		return st;
 
-	/* The class node. */
-	uint64_t size = static_bytes;
-	class_info *jlc = r->class_class ? class_get(r, r->class_class) : NULL;
-	if (r->android) {
-		if (!has_class_pseudo && jlc)
-			size += jlc->instance_size;
-	} else if (jlc && class_layout(r, jlc) == 1) {
-		size = align8(jlc->shallow + static_bytes);
-	} else {
-		size = align8(r->obj_header + static_bytes);
-	}
-	hf_value v[9];
-	memset(v, 0, sizeof v);
-	uint64_t *hname = hf_map_get(&r->class_name, id);
-	if (hname) {
-		val_u(&v[0], name_sid(r, *hname));
-		uint64_t *jn = hf_map_get(&r->class_java_name, id);
-		if (jn)
-			val_u(&v[1], *jn);
-	}
-	val_u(&v[2], super);
-	val_u(&v[3], loader);
-	val_int(&v[4], isize);
-	uint64_t *serial = hf_map_get(&r->class_serial, id);
-	if (serial)
-		val_int(&v[5], (int64_t)*serial);
-	val_int(&v[6], nst);
-	val_int(&v[7], nif);
+	/* The class node: written when the dump ends (see pending_class). */
+	pending_class pc = { id, super, loader, static_bytes, isize, r->heap, nst, nif,
+	                     has_class_pseudo, -1, 0 };
 	if (r->opt->values) {
 		hf_buf *b = &r->json;
 		b->len = 0;
@@ -1291,13 +1356,13 @@ static hf_status class_dump(reader *r, heap_ctx *h, uint64_t start)
 		}
 		if (!ok || !hf_buf_append(b, "}", 1))
 			return nomem(r);
-		val_text(&v[8], (const char *)b->data, b->len);
+		pc.values_off = (int64_t)r->class_values.len;
+		pc.values_len = b->len;
+		if (!hf_buf_append(&r->class_values, b->data, b->len))
+			return nomem(r);
 	}
-	r->stats->classes++;
-	uint64_t jlc_id = r->class_class;
-	hf_node node = { &hprof_node_class, id, r->dump, jlc_id, size, r->heap, v };
-	if ((st = hf_sink_node(r->sink, &node, r->err)))
-		return st;
+	if (!hf_buf_append(&r->pending_classes, &pc, sizeof pc))
+		return nomem(r);
 
 	if (!c->fields_emitted) {
 		c->fields_emitted = 1;
@@ -1533,7 +1598,42 @@ static void progress(reader *r)
 	r->opt->progress(r->opt->progress_ctx, hf_input_raw_offset(r->in), hf_input_raw_size(r->in));
 }
 
-static hf_status heap_record(reader *r, unsigned tag, uint64_t length, uint64_t rec_start)
+/* A heap-dump record's declared length, corrected in the two cases real
+ * readers recover from (spec section 7), each with a warning:
+ *  - length 0 followed by heap-dump sub-records: the writer's placeholder
+ *    was never patched (HotSpot writes 0 first and patches the length at the
+ *    end): the record runs to the end of the input (*to_eof);
+ *  - a HEAP DUMP over 4 GiB, whose u4 length HotSpot <= 8 stored modulo
+ *    2^32: when the bytes to the end of the input exceed the length by a
+ *    multiple of 2^32, the record runs to the end of the input.  Needs the
+ *    input's size (a plain regular file). */
+static hf_status heap_length(reader *r, unsigned tag, uint64_t start, uint64_t *len, int *to_eof)
+{
+	*to_eof = 0;
+	if (*len == 0) {
+		const uint8_t *p;
+		size_t avail;
+		hf_status st = hf_input_peek(r->in, 1, &p, &avail, r->err);
+		if (st || !avail || tag_name(p[0]) || !sub_name(p[0]))
+			return st;
+		*to_eof = 1;
+		*len = UINT64_MAX;
+		return warn(r, start, "%s record of length 0 is followed by heap-dump sub-records: its length was never written; read to the end of the input",
+		            tag_name(tag));
+	}
+	uint64_t size = hf_input_size(r->in), body = start + 9;
+	if (tag != TAG_HEAP_DUMP || size <= body || size - body <= *len)
+		return HF_OK;
+	uint64_t rest = size - body, extra = rest - *len;
+	if (extra % ((uint64_t)1 << 32))
+		return HF_OK;
+	hf_status st = warn(r, start, "HEAP DUMP record declares %" PRIu64 " bytes, which is its real length (%" PRIu64 ") modulo 2^32: read to the end of the input",
+	                    *len, rest);
+	*len = rest;
+	return st;
+}
+
+static hf_status heap_record(reader *r, unsigned tag, uint64_t length, int to_eof)
 {
 	const unsigned I = r->idsize;
 	heap_ctx h = { tag, length };
@@ -1558,8 +1658,15 @@ static hf_status heap_record(reader *r, unsigned tag, uint64_t length, uint64_t 
 		}
 		uint64_t start = hf_input_offset(r->in);
 		const uint8_t *p;
-		if ((st = need(r, &h, start, -1, 1, &p)))
+		size_t avail;
+		if ((st = hf_input_peek(r->in, 1, &p, &avail, r->err)))
 			return st;
+		if (!avail) {
+			if (to_eof)
+				break;
+			return fail(r, HF_ERR_TRUNCATED, start, tag, -1,
+			            "the file ends %" PRIu64 " bytes before the end of this record", h.left);
+		}
 		unsigned sub = p[0];
 		take(r, &h, 1);
 		switch (sub) {
@@ -1640,13 +1747,14 @@ static hf_status heap_record(reader *r, unsigned tag, uint64_t length, uint64_t 
 		if (st)
 			return st;
 	}
-	(void)rec_start;
 	if (tag == TAG_HEAP_DUMP)
 		return dump_close(r);
 	return HF_OK;
 }
 
 /* ---- top-level records --------------------------------------------------------- */
+
+static hf_status late_class_names(reader *r, uint64_t hid, const name_entry *e);
 
 static hf_status utf8_record(reader *r, const uint8_t *p, uint64_t len, uint64_t start)
 {
@@ -1679,7 +1787,64 @@ static hf_status utf8_record(reader *r, const uint8_t *p, uint64_t len, uint64_t
 	if (!hf_map_put(&r->name_map, hid, r->nnames))
 		return nomem(r);
 	r->nnames++;
-	return emit_string(r, sid, (const char *)r->name_arena.data + off, out);
+	hf_status st = emit_string(r, sid, (const char *)r->name_arena.data + off, out);
+	if (st || !r->late_names.count)
+		return st;
+	return late_class_names(r, hid, &r->names[r->nnames - 1]);
+}
+
+/* What a class's name tells: java.lang.String, java.lang.Class, the
+ * primitive array classes, and its Java-form name (*jsid). */
+static hf_status class_named(reader *r, uint64_t cls, const name_entry *e, uint64_t *jsid)
+{
+	hf_status st;
+	const char *s = (const char *)r->name_arena.data + e->off;
+	if ((e->len == 16 && !memcmp(s, "java/lang/String", 16)) ||
+	    (e->len == 16 && !memcmp(s, "java.lang.String", 16))) {
+		r->string_class = cls;
+		class_info *c = class_get(r, cls);
+		if (c)
+			c->is_string = 1;
+	}
+	if ((e->len == 15 && !memcmp(s, "java/lang/Class", 15)) ||
+	    (e->len == 15 && !memcmp(s, "java.lang.Class", 15)))
+		r->class_class = cls;
+	static const char *const prim_hs[12] = { 0, 0, 0, 0, "[Z", "[C", "[F", "[D", "[B", "[S", "[I", "[J" };
+	static const char *const prim_an[12] = { 0, 0, 0, 0, "boolean[]", "char[]", "float[]", "double[]", "byte[]", "short[]", "int[]", "long[]" };
+	for (int t = 4; t < 12; t++)
+		if ((e->len == strlen(prim_hs[t]) && !memcmp(s, prim_hs[t], e->len)) ||
+		    (e->len == strlen(prim_an[t]) && !memcmp(s, prim_an[t], e->len)))
+			r->prim_array_class[t] = cls;
+	/* The Java source form, as its own string when it differs. */
+	java_name(s, e->len, &r->tmp);
+	*jsid = e->sid;
+	if (r->tmp.len != e->len || memcmp(r->tmp.data, s, e->len)) {
+		*jsid = r->next_sid++;
+		if ((st = emit_string(r, *jsid, (const char *)r->tmp.data, r->tmp.len)))
+			return st;
+	}
+	if (!hf_map_put(&r->class_java_name, cls, *jsid))
+		return nomem(r);
+	return HF_OK;
+}
+
+/* A UTF8 record came: the classes whose LOAD CLASS named it earlier. */
+static hf_status late_class_names(reader *r, uint64_t hid, const name_entry *e)
+{
+	uint64_t *first = hf_map_get(&r->late_names, hid);
+	if (!first)
+		return HF_OK;
+	uint64_t ix = *first, jsid;
+	hf_map_remove(&r->late_names, hid);
+	while (ix != UINT64_MAX) {
+		late_class lc;
+		memcpy(&lc, r->late_classes.data + ix * sizeof lc, sizeof lc);
+		hf_status st = class_named(r, lc.cls, e, &jsid);
+		if (st)
+			return st;
+		ix = lc.next;
+	}
+	return HF_OK;
 }
 
 static hf_status load_class_record(reader *r, const uint8_t *p, uint64_t start)
@@ -1697,32 +1862,14 @@ static hf_status load_class_record(reader *r, const uint8_t *p, uint64_t start)
 	hf_status st;
 	uint64_t jsid = 0;
 	if (e) {
-		const char *s = (const char *)r->name_arena.data + e->off;
-		if ((e->len == 16 && !memcmp(s, "java/lang/String", 16)) ||
-		    (e->len == 16 && !memcmp(s, "java.lang.String", 16))) {
-			r->string_class = cls;
-			class_info *c = class_get(r, cls);
-			if (c)
-				c->is_string = 1;
-		}
-		if ((e->len == 15 && !memcmp(s, "java/lang/Class", 15)) ||
-		    (e->len == 15 && !memcmp(s, "java.lang.Class", 15)))
-			r->class_class = cls;
-		static const char *const prim_hs[12] = { 0, 0, 0, 0, "[Z", "[C", "[F", "[D", "[B", "[S", "[I", "[J" };
-		static const char *const prim_an[12] = { 0, 0, 0, 0, "boolean[]", "char[]", "float[]", "double[]", "byte[]", "short[]", "int[]", "long[]" };
-		for (int t = 4; t < 12; t++)
-			if ((e->len == strlen(prim_hs[t]) && !memcmp(s, prim_hs[t], e->len)) ||
-			    (e->len == strlen(prim_an[t]) && !memcmp(s, prim_an[t], e->len)))
-				r->prim_array_class[t] = cls;
-		/* The Java source form, as its own string when it differs. */
-		java_name(s, e->len, &r->tmp);
-		jsid = e->sid;
-		if (r->tmp.len != e->len || memcmp(r->tmp.data, s, e->len)) {
-			jsid = r->next_sid++;
-			if ((st = emit_string(r, jsid, (const char *)r->tmp.data, r->tmp.len)))
-				return st;
-		}
-		if (!hf_map_put(&r->class_java_name, cls, jsid))
+		if ((st = class_named(r, cls, e, &jsid)))
+			return st;
+	} else if (hname && hname != HF_MAP_EMPTY) {
+		/* Its UTF8 record may come later: see late_class_names. */
+		uint64_t *first = hf_map_get(&r->late_names, hname);
+		late_class lc = { cls, first ? *first : UINT64_MAX };
+		uint64_t ix = r->late_classes.len / sizeof lc;
+		if (!hf_buf_append(&r->late_classes, &lc, sizeof lc) || !hf_map_put(&r->late_names, hname, ix))
 			return nomem(r);
 	}
 	vals_clear(r, 5);
@@ -1991,7 +2138,9 @@ static hf_status read_records(reader *r)
 			r->stats->records++;
 		if (tag == TAG_HEAP_DUMP || tag == TAG_HEAP_DUMP_SEGMENT) {
 			heap_records++;
-			if ((st = heap_record(r, tag, len, start)))
+			int to_eof;
+			if ((st = heap_length(r, tag, start, &len, &to_eof)) ||
+			    (st = heap_record(r, tag, len, to_eof)))
 				return st;
 			continue;
 		}
@@ -2220,6 +2369,8 @@ out:
 	hf_map_free(&r->class_name);
 	hf_map_free(&r->class_java_name);
 	hf_map_free(&r->serial_class);
+	hf_map_free(&r->late_names);
+	hf_buf_free(&r->late_classes);
 	hf_map_free(&r->class_serial);
 	hf_map_free(&r->heaps_seen);
 	hf_map_free(&r->pending_map);
@@ -2227,6 +2378,8 @@ out:
 	hf_map_free(&r->cache_map);
 	hf_buf_free(&r->name_arena);
 	hf_buf_free(&r->spool);
+	hf_buf_free(&r->pending_classes);
+	hf_buf_free(&r->class_values);
 	hf_buf_free(&r->text);
 	hf_buf_free(&r->json);
 	hf_buf_free(&r->tmp);
