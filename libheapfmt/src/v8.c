@@ -366,10 +366,9 @@ static inline uint64_t node_id(const v8r *r, size_t i)
 	return r->ids64 ? r->ids64[i] : r->ids32[i];
 }
 
-static hf_status table_add(v8r *r, uint64_t id, uint64_t ecount)
+static hf_status table_reserve(v8r *r, size_t nc)
 {
-	if (r->nnodes == r->capnodes) {
-		size_t nc = r->capnodes ? r->capnodes * 2 : 4096;
+	if (nc > r->capnodes) {
 		uint32_t *ne = realloc(r->ecount, nc * sizeof *ne);
 		if (!ne)
 			return nomem(r);
@@ -387,6 +386,14 @@ static hf_status table_add(v8r *r, uint64_t id, uint64_t ecount)
 		}
 		r->capnodes = nc;
 	}
+	return HF_OK;
+}
+
+static hf_status table_add(v8r *r, uint64_t id, uint64_t ecount)
+{
+	hf_status st;
+	if (r->nnodes == r->capnodes && (st = table_reserve(r, r->capnodes ? r->capnodes * 2 : 4096)))
+		return st;
 	if (id > UINT32_MAX && !r->ids64) {
 		r->ids64 = malloc(r->capnodes * sizeof *r->ids64);
 		if (!r->ids64)
@@ -422,6 +429,15 @@ static hf_status read_nodes(v8r *r)
 	if (r->nodes_done)
 		return hf_jlex_fail(lx, HF_ERR_FORMAT, "a second \"nodes\" array");
 	if ((st = hf_jlex_expect(lx, HF_JT_LBRACKET, "'[' (the nodes array)")))
+		return st;
+	/* The table is sized by node_count, so that it holds 8 bytes a node and
+	 * not up to twice that after doublings; a node_count the input cannot
+	 * hold (2 bytes a number at least) is not believed. */
+	int has;
+	uint64_t hint = header_count(r, "node_count", &has);
+	uint64_t size = hf_input_size(lx->in);
+	uint64_t most = size ? size / (2 * r->nf) + 1 : (uint64_t)1 << 24;
+	if (has && hint && (st = table_reserve(r, hint < most ? hint : most)))
 		return st;
 	int first = 1, more;
 	size_t k = 0;
@@ -474,7 +490,6 @@ static hf_status read_nodes(v8r *r)
 		return hf_jlex_fail(lx, HF_ERR_FORMAT,
 		                    "the nodes array holds %" PRIu64 " numbers, not a multiple of the %zu node fields",
 		                    numbers, r->nf);
-	int has;
 	uint64_t want = header_count(r, "node_count", &has);
 	if (has && want != r->nnodes)
 		return hf_jlex_fail(lx, HF_ERR_FORMAT, "the nodes array holds %zu nodes, snapshot.node_count says %" PRIu64,
