@@ -95,6 +95,25 @@ const char *cli_input_name(const char *path)
 	return strcmp(path, "-") ? path : "<stdin>";
 }
 
+int cli_common_option(const char *a, const char *help, int *progress_mode)
+{
+	if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+		fputs(help, stdout);
+		return 2;
+	}
+	if (!strcmp(a, "-V") || !strcmp(a, "--version")) {
+		cli_version();
+		return 2;
+	}
+	if (!strcmp(a, "-q") || !strcmp(a, "--quiet"))
+		*progress_mode = -1;
+	else if (!strcmp(a, "--progress"))
+		*progress_mode = 1;
+	else
+		return 0;
+	return 1;
+}
+
 const char *cli_opt_value(const char *name, int argc, char **argv, int *i, int *missing)
 {
 	const char *a = argv[*i];

@@ -47,6 +47,11 @@ void cli_json_string(FILE *fp, const char *s);
 	"  -h, --help             show this help and exit\n" \
 	"  -V, --version          show the version and exit\n"
 
+/* The options every program shares (-h, -V, -q, --progress) at a:
+ * 0 if a is none of them; 1 handled (*progress_mode set); 2 after printing
+ * the help or the version (exit 0). */
+int cli_common_option(const char *a, const char *help, int *progress_mode);
+
 /* Opens r->in (a file, "-", gzip: see hf_input_open) and turns an automatic
  * progress indicator off for inputs too small to need one. */
 struct cli_run;

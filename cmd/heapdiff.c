@@ -66,7 +66,7 @@ static int parse(opts *o, int argc, char **argv)
 	int only_args = 0;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v;
-		int missing = 0;
+		int missing = 0, c;
 		long long n;
 		if (only_args || a[0] != '-') {
 			if (o->nargs == 2) {
@@ -76,16 +76,9 @@ static int parse(opts *o, int argc, char **argv)
 			o->args[o->nargs++] = a;
 		} else if (!strcmp(a, "--")) {
 			only_args = 1;
-		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			fputs(help, stdout);
-			return EXIT_OK;
-		} else if (!strcmp(a, "-V") || !strcmp(a, "--version")) {
-			cli_version();
-			return EXIT_OK;
-		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
-			o->progress_mode = -1;
-		} else if (!strcmp(a, "--progress")) {
-			o->progress_mode = 1;
+		} else if ((c = cli_common_option(a, help, &o->progress_mode)) != 0) {
+			if (c == 2)
+				return EXIT_OK;
 		} else if ((v = cli_opt_value("--format", argc, argv, &i, &missing))) {
 			if (strcmp(v, "text") && strcmp(v, "ndjson")) {
 				cli_usage_error("--format takes text or ndjson");

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Round trips between the two physical forms, and reproducible output.
 
-For one input (KIND:PATH, KIND = hprof | alloc | hpsg | ndjson) converted by
+For one input (KIND:PATH, KIND = hprof | alloc | hpsg | heapsnapshot | ndjson) converted by
 the KIND's two converters (ndjson: the file itself and ndjson2heapdb):
   1. NDJSON -> ndjson2heapdb -> heapdb2ndjson holds exactly the same lines as
      the first NDJSON (as a multiset: the canonical order may differ);

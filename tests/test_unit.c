@@ -1,6 +1,11 @@
 /* Unit tests of the library's building blocks: text decoding, the JSON
- * escaper (against jansson), the hash map and the input layer. */
+ * escaper (against jansson), the hash map, the input layer and the V8
+ * reader's streaming JSON tokenizer. */
+#define _POSIX_C_SOURCE 200809L
 #include "../libheapfmt/src/internal.h"
+#include "../libheapfmt/src/v8_model.h"
+#include "heapfmt/v8.h"
+#include <stdio.h>
 #include "testlib.h"
 #include <jansson.h>
 #include <stdlib.h>
@@ -175,6 +180,81 @@ static void test_input(void)
 	hf_input_close(in);
 }
 
+/* The V8 reader's NDJSON with a given tokenizer window (0 = default). */
+static char *v8_ndjson(const char *snap, size_t window, hf_status *st)
+{
+	FILE *fp = tmpfile(); /* the NDJSON writer writes to the descriptor */
+	hf_input *in;
+	hf_sink *sink;
+	hf_error err;
+	hf_input_open_memory(&in, snap, strlen(snap), &err);
+	hf_ndjson_sink_new(&sink, fp, &err);
+	hf_v8_options opt;
+	hf_v8_options_init(&opt);
+	opt.window = window;
+	opt.crtime = "2026-01-01T00:00:00Z";
+	*st = hf_v8_read(in, sink, &opt, NULL, &err);
+	if (!*st)
+		*st = hf_sink_finish(sink, &err);
+	hf_sink_destroy(sink, *st == HF_OK);
+	hf_input_close(in);
+	long n = ftell(fp) >= 0 ? (fseek(fp, 0, SEEK_END), ftell(fp)) : 0;
+	char *out = calloc(1, (size_t)n + 1);
+	rewind(fp);
+	if (out && fread(out, 1, (size_t)n, fp) != (size_t)n) {
+		free(out);
+		out = NULL;
+	}
+	fclose(fp);
+	return out;
+}
+
+static void test_v8_tokenizer(void)
+{
+	/* Every token cut at every place by a refill gives the same records. */
+	static const char snap[] =
+		"{\"snapshot\":{\"meta\":{\"node_fields\":[\"type\",\"name\",\"id\",\"self_size\",\"edge_count\"],"
+		"\"node_types\":[[\"synthetic\",\"object\"],\"string\",\"number\",\"number\",\"number\"],"
+		"\"edge_fields\":[\"type\",\"name_or_index\",\"to_node\"],"
+		"\"edge_types\":[[\"element\",\"property\"],\"string_or_number\",\"node\"]},"
+		"\"node_count\":2,\"edge_count\":2,\"future\":[1.5e3,-0,true,null,{\"k\":\"v\"}]},\n"
+		"\"nodes\" : [ 0 , 0 , 1 , 0 , 2 ,\n 1,1,18446744073709551615,123456789012,0 ],"
+		"\"edges\":[0,7,5,1,2,5],\"later\":{\"a\":[[[]]],\"b\":\"\\\"x\\\\\"},"
+		"\"strings\":[\"\",\"Caf\\u00e9 \\ud83d\\ude00 \\ud800 \\n\\t\\/\",\"\xe4\xb8\xad\xff\"]}\n";
+	hf_status st0;
+	char *ref = v8_ndjson(snap, 0, &st0);
+	CHECK(st0 == HF_OK, "v8 tokenizer: the snapshot reads (status %d)", (int)st0);
+	CHECK(ref && strstr(ref, "\"data\":\"Caf\xc3\xa9 \xf0\x9f\x98\x80 \xef\xbf\xbd \\n\\t/\""),
+	      "v8 tokenizer: escapes, a surrogate pair, a lone surrogate");
+	CHECK(ref && strstr(ref, "\"data\":\"\xe4\xb8\xad\xef\xbf\xbd\""), "v8 tokenizer: a bad byte is U+FFFD");
+	CHECK(ref && strstr(ref, "\"identifier\":18446744073709551615"), "v8 tokenizer: a 64-bit id");
+	CHECK(ref && strstr(ref, "\"key\":\"v8.extra.later\",\"value\":\"{\\\"a\\\":[[[]]],"),
+	      "v8 tokenizer: an unknown key kept as JSON text");
+	for (size_t w = 1; w <= 24; w++) {
+		hf_status st;
+		char *out = v8_ndjson(snap, w, &st);
+		CHECK(st == HF_OK && ref && out && !strcmp(out, ref), "v8 tokenizer: window %zu gives the same records", w);
+		free(out);
+	}
+	free(ref);
+	/* Numbers the tokenizer refuses. */
+	static const char *const bad[] = { "01", "1.", "-", "1e", "--1", ".5", "1e+" };
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		hf_input *in;
+		hf_error err;
+		hf_input_open_memory(&in, bad[i], strlen(bad[i]), &err);
+		hf_jlex lx;
+		hf_jlex_init(&lx, in, 2, 0, &err);
+		hf_jtok t;
+		hf_status st = hf_jlex_next(&lx, &t);
+		if (!st)
+			st = hf_jlex_end(&lx);
+		CHECK(st == HF_ERR_FORMAT && err.has_offset, "v8 tokenizer: '%s' is not a JSON number", bad[i]);
+		hf_jlex_free(&lx);
+		hf_input_close(in);
+	}
+}
+
 int main(void)
 {
 	test_mutf8();
@@ -182,5 +262,6 @@ int main(void)
 	test_json_escape();
 	test_map();
 	test_input();
+	test_v8_tokenizer();
 	return t_done("test_unit");
 }

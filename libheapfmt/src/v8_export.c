@@ -1,0 +1,1014 @@
+/*
+ * A heap database as a V8 heap snapshot (.heapsnapshot) that Chrome DevTools
+ * and Node.js tools open.
+ *
+ * A snapshot names nodes by their position: edges point at node indexes
+ * (index * number of node fields), and the edges of a node are the next
+ * edge_count entries of "edges", in node order.  So the exporter
+ *   1. reads the node ids of the dump in identifier order (the table's own
+ *      key order): a node's index is its position, found by binary search;
+ *   2. counts each node's edges (those whose destination is a node of the
+ *      dump: a reference to an object the dump lacks has no index, it is
+ *      left out and counted);
+ *   3. writes nodes, then edges in (source, seq) order, which is node order,
+ *      then the strings used, which it numbers as it goes.
+ * Memory: 12 bytes per node (id, edge count), a map entry per distinct
+ * string used, one per class name looked up.
+ *
+ * From a database made from a snapshot (target_source "v8", metadata
+ * v8.meta) the snapshot's own meta, types, node fields and records come
+ * back.  From anything else (HPROF, DDM) the exporter writes Node.js 20's
+ * meta and maps (documented in man/heapdb2heapsnapshot.1):
+ *   node name = the class name as schema/queries/class_histogram.sql names
+ *     it (arrays under their array class, class objects java.lang.Class);
+ *   type "array" for a subtype whose name has "array" in it, else "object";
+ *   edges: label "string" -> "property" named by the string, "index" ->
+ *     "element", "none" -> "internal" named by the edge subtype's name;
+ *   synthetic nodes first: the root "" -> "(GC roots)" -> one "(KIND)" node
+ *     per GC-root kind (hprof.gc_root) -> the objects held ("element" edges).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "v8_model.h"
+#include "heapfmt/v8.h"
+#include <errno.h>
+#include <inttypes.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int hf_make_temp_beside(const char *path, char **tmp_out);
+
+void hf_v8_export_options_init(hf_v8_export_options *opt)
+{
+	memset(opt, 0, sizeof *opt);
+}
+
+static const char standard_meta[] =
+	"{\"node_fields\":[\"type\",\"name\",\"id\",\"self_size\",\"edge_count\",\"trace_node_id\",\"detachedness\"],"
+	"\"node_types\":[[\"hidden\",\"array\",\"string\",\"object\",\"code\",\"closure\",\"regexp\",\"number\","
+	"\"native\",\"synthetic\",\"concatenated string\",\"sliced string\",\"symbol\",\"bigint\",\"object shape\","
+	"\"wasm object\"],\"string\",\"number\",\"number\",\"number\",\"number\",\"number\"],"
+	"\"edge_fields\":[\"type\",\"name_or_index\",\"to_node\"],"
+	"\"edge_types\":[[\"context\",\"element\",\"property\",\"internal\",\"hidden\",\"shortcut\",\"weak\"],"
+	"\"string_or_number\",\"node\"],"
+	"\"trace_function_info_fields\":[\"function_id\",\"name\",\"script_name\",\"script_id\",\"line\",\"column\"],"
+	"\"trace_node_fields\":[\"id\",\"function_info_index\",\"count\",\"size\",\"children\"],"
+	"\"sample_fields\":[\"timestamp_us\",\"last_assigned_id\"],"
+	"\"location_fields\":[\"object_index\",\"script_id\",\"line\",\"column\"]}";
+enum { STD_ARRAY = 1, STD_OBJECT = 3, STD_SYNTHETIC = 9, STD_ELEMENT = 1, STD_PROPERTY = 2,
+       STD_INTERNAL = 3 };
+
+typedef struct ostr {
+	int64_t dbid;   /* a string of the database, or 0 */
+	char *text;     /* else this text (owned) */
+} ostr;
+
+typedef struct subtab {
+	int id;
+	sqlite3_stmt *q;   /* v8 origin: the subtype's fields of one node */
+	int is_array;
+	int edge_label;    /* edges: 0 none, 1 string, 2 index */
+	int64_t name_out;  /* edges with label none: out index of the type name (-1 not yet) */
+	char name[80];
+} subtab;
+
+typedef struct exp {
+	sqlite3 *db;
+	const char *path;
+	hf_error *err;
+	hf_v8_export_stats *st;
+	const hf_v8_export_options *opt;
+	FILE *fp;
+	int v8;                 /* the database was made from a snapshot */
+	hf_jval meta;
+	size_t nf;
+	int f_type, f_name, f_id, f_size, f_ecount;
+	int e_type, e_name, e_to;
+	int *idx_is_label;      /* v8: per edge type, 1 when name_or_index is an index */
+	size_t n_etypes, n_ntypes;
+	int64_t *ids;           /* node ids in key order */
+	uint32_t *ecount;
+	size_t n;
+	uint64_t edges;
+	size_t nsyn;            /* synthetic nodes before the dump's */
+	uint64_t syn_base;      /* id of the first synthetic node */
+	char **kinds;           /* GC-root kinds, first seen first */
+	uint32_t *kind_count;
+	size_t nkinds;
+	ostr *strs;
+	size_t nstrs, capstrs;
+	hf_map by_dbid;         /* database string id -> out index */
+	hf_map class_name;      /* class id -> out index */
+	subtab *nsub, *esub;
+	size_t n_nsub, n_esub;
+	sqlite3_stmt *q_class, *q_load, *q_string;
+	int64_t std_names[4];   /* "", "(GC roots)", "java.lang.Class", "<class 0x0>" */
+} exp;
+
+static hf_status nomem(exp *x) { return hf_error_set(x->err, HF_ERR_NOMEM, "out of memory"); }
+
+static hf_status db_fail(exp *x, const char *what)
+{
+	int code = sqlite3_errcode(x->db) & 0xff;
+	hf_status st = code == SQLITE_NOMEM ? HF_ERR_NOMEM
+	             : (code == SQLITE_NOTADB || code == SQLITE_CORRUPT || code == SQLITE_ERROR) ? HF_ERR_FORMAT
+	             : HF_ERR_IO;
+	if (code == SQLITE_NOTADB)
+		return hf_error_set(x->err, st, "%s: not a SQLite database", x->path);
+	return hf_error_set(x->err, st, "%s: %s: %s", x->path, what, sqlite3_errmsg(x->db));
+}
+
+static hf_status prep(exp *x, sqlite3_stmt **q, const char *sql)
+{
+	if (sqlite3_prepare_v2(x->db, sql, -1, q, NULL) != SQLITE_OK) {
+		*q = NULL;
+		return db_fail(x, "cannot read");
+	}
+	return HF_OK;
+}
+
+static int has_table(exp *x, const char *name)
+{
+	sqlite3_stmt *q;
+	if (sqlite3_prepare_v2(x->db, "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", -1, &q,
+	                       NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_text(q, 1, name, -1, SQLITE_STATIC);
+	int r = sqlite3_step(q) == SQLITE_ROW;
+	sqlite3_finalize(q);
+	return r;
+}
+
+static hf_status io_fail(exp *x)
+{
+	return hf_error_set(x->err, HF_ERR_IO, "cannot write the snapshot: %s", strerror(errno));
+}
+
+/* ---- strings written --------------------------------------------------- */
+
+static hf_status out_string(exp *x, int64_t dbid, const char *text, int64_t *idx)
+{
+	if (dbid) {
+		uint64_t *v = hf_map_get(&x->by_dbid, (uint64_t)dbid);
+		if (v) {
+			*idx = (int64_t)*v;
+			return HF_OK;
+		}
+	}
+	if (x->nstrs == x->capstrs) {
+		size_t nc = x->capstrs ? x->capstrs * 2 : 1024;
+		ostr *ns = realloc(x->strs, nc * sizeof *ns);
+		if (!ns)
+			return nomem(x);
+		x->strs = ns;
+		x->capstrs = nc;
+	}
+	ostr *o = &x->strs[x->nstrs];
+	o->dbid = dbid;
+	o->text = NULL;
+	if (!dbid && !(o->text = strdup(text)))
+		return nomem(x);
+	if (dbid && !hf_map_put(&x->by_dbid, (uint64_t)dbid, x->nstrs))
+		return nomem(x);
+	*idx = (int64_t)x->nstrs++;
+	return HF_OK;
+}
+
+static hf_status std_name(exp *x, int which, int64_t *idx)
+{
+	static const char *const texts[] = { "", "(GC roots)", "java.lang.Class", "<class 0x0>" };
+	if (x->std_names[which] < 0) {
+		hf_status st = out_string(x, 0, texts[which], &x->std_names[which]);
+		if (st)
+			return st;
+	}
+	*idx = x->std_names[which];
+	return HF_OK;
+}
+
+/* ---- the node table ---------------------------------------------------------- */
+
+static ssize_t find_node(const exp *x, int64_t id)
+{
+	size_t lo = 0, hi = x->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (x->ids[mid] < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < x->n && x->ids[lo] == id ? (ssize_t)lo : -1;
+}
+
+static hf_status load_nodes(exp *x)
+{
+	sqlite3_stmt *q;
+	hf_status st = prep(x, &q, "SELECT identifier FROM node WHERE dump = ?1 ORDER BY identifier");
+	if (st)
+		return st;
+	sqlite3_bind_int64(q, 1, x->opt->dump);
+	size_t cap = 0;
+	int rc;
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		if (x->n == cap) {
+			size_t nc = cap ? cap * 2 : 4096;
+			int64_t *ni = realloc(x->ids, nc * sizeof *ni);
+			if (!ni) {
+				sqlite3_finalize(q);
+				return nomem(x);
+			}
+			x->ids = ni;
+			cap = nc;
+		}
+		x->ids[x->n++] = sqlite3_column_int64(q, 0);
+	}
+	sqlite3_finalize(q);
+	if (rc != SQLITE_DONE)
+		return db_fail(x, "cannot read the nodes");
+	x->ecount = calloc(x->n + 1, sizeof *x->ecount);
+	if (!x->ecount)
+		return nomem(x);
+	if ((st = prep(x, &q, "SELECT source, dest FROM edge WHERE dump = ?1 ORDER BY source, seq")))
+		return st;
+	sqlite3_bind_int64(q, 1, x->opt->dump);
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		ssize_t s = find_node(x, sqlite3_column_int64(q, 0));
+		ssize_t d = find_node(x, sqlite3_column_int64(q, 1));
+		if (s < 0 || d < 0) {
+			x->st->dangling_edges++;
+			continue;
+		}
+		x->ecount[s]++;
+		x->edges++;
+	}
+	sqlite3_finalize(q);
+	if (rc != SQLITE_DONE)
+		return db_fail(x, "cannot read the edges");
+	return HF_OK;
+}
+
+/* GC-root kinds (synthetic nodes) of a database not made from a snapshot. */
+static hf_status load_roots(exp *x)
+{
+	if (!has_table(x, "hprof_gc_root"))
+		return HF_OK;
+	sqlite3_stmt *q;
+	hf_status st = prep(x, &q, "SELECT kind, object FROM hprof_gc_root WHERE dump = ?1 ORDER BY rowid");
+	if (st)
+		return st;
+	sqlite3_bind_int64(q, 1, x->opt->dump);
+	int rc;
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		const char *kind = (const char *)sqlite3_column_text(q, 0);
+		if (!kind)
+			kind = "UNKNOWN";
+		if (find_node(x, sqlite3_column_int64(q, 1)) < 0) {
+			x->st->dangling_roots++;
+			continue;
+		}
+		size_t k = 0;
+		while (k < x->nkinds && strcmp(x->kinds[k], kind))
+			k++;
+		if (k == x->nkinds) {
+			char **nk = realloc(x->kinds, (k + 1) * sizeof *nk);
+			uint32_t *nc = realloc(x->kind_count, (k + 1) * sizeof *nc);
+			if (nk)
+				x->kinds = nk;
+			if (nc)
+				x->kind_count = nc;
+			if (!nk || !nc || !(x->kinds[k] = strdup(kind))) {
+				sqlite3_finalize(q);
+				return nomem(x);
+			}
+			x->kind_count[k] = 0;
+			x->nkinds++;
+		}
+		x->kind_count[k]++;
+		x->edges++;
+	}
+	sqlite3_finalize(q);
+	if (rc != SQLITE_DONE)
+		return db_fail(x, "cannot read hprof_gc_root");
+	return HF_OK;
+}
+
+/* ---- types ------------------------------------------------------------------- */
+
+static int jfind(const hf_jval *list, const char *name)
+{
+	for (size_t i = 0; list && i < list->n; i++)
+		if (list->items[i].type == HF_JV_STRING && !strcmp(list->items[i].s, name))
+			return (int)i;
+	return -1;
+}
+
+static const hf_jval *jarr(const hf_jval *v)
+{
+	return v && v->type == HF_JV_ARRAY ? v : NULL;
+}
+
+/* Parses meta (the database's v8.meta, or Node.js 20's) and finds the fields. */
+static hf_status use_meta(exp *x, const char *text)
+{
+	hf_input *in;
+	hf_error e2;
+	if (hf_input_open_memory(&in, text, strlen(text), &e2))
+		return nomem(x);
+	hf_jlex lx;
+	hf_jlex_init(&lx, in, 0, 0, &e2);
+	lx.ctx = "v8.meta";
+	hf_jtok t;
+	size_t budget = (size_t)1 << 20;
+	hf_status st = hf_jlex_next(&lx, &t);
+	if (!st)
+		st = hf_jval_parse(&lx, t, &x->meta, &budget);
+	hf_jlex_free(&lx);
+	hf_input_close(in);
+	if (st) {
+		char line[400];
+		hf_error_format(&e2, line, sizeof line);
+		return hf_error_set(x->err, HF_ERR_FORMAT, "%s: metadata v8.meta: %s", x->path, line);
+	}
+	const hf_jval *nfl = jarr(hf_jval_get(&x->meta, "node_fields"));
+	const hf_jval *efl = jarr(hf_jval_get(&x->meta, "edge_fields"));
+	const hf_jval *ntl = jarr(hf_jval_get(&x->meta, "node_types"));
+	const hf_jval *etl = jarr(hf_jval_get(&x->meta, "edge_types"));
+	x->nf = nfl ? nfl->n : 0;
+	x->f_type = jfind(nfl, "type");
+	x->f_name = jfind(nfl, "name");
+	x->f_id = jfind(nfl, "id");
+	x->f_size = jfind(nfl, "self_size");
+	x->f_ecount = jfind(nfl, "edge_count");
+	x->e_type = jfind(efl, "type");
+	x->e_name = jfind(efl, "name_or_index");
+	x->e_to = jfind(efl, "to_node");
+	if (x->f_type < 0 || x->f_id < 0 || x->f_size < 0 || x->f_ecount < 0 || x->e_type < 0 ||
+	    x->e_name < 0 || x->e_to < 0 || !ntl || !etl || ntl->n <= (size_t)x->f_type ||
+	    etl->n <= (size_t)x->e_type || !jarr(&etl->items[x->e_type]) || !jarr(&ntl->items[x->f_type]) ||
+	    efl->n != 3)
+		return hf_error_set(x->err, HF_ERR_FORMAT, "%s: metadata v8.meta lacks the node or edge fields",
+		                    x->path);
+	const hf_jval *et = &etl->items[x->e_type];
+	x->n_etypes = et->n;
+	x->n_ntypes = ntl->items[x->f_type].n;
+	x->idx_is_label = calloc(et->n + 1, sizeof *x->idx_is_label);
+	if (!x->idx_is_label)
+		return nomem(x);
+	for (size_t i = 0; i < et->n; i++)
+		x->idx_is_label[i] = et->items[i].type == HF_JV_STRING &&
+		                     (!strcmp(et->items[i].s, "element") || !strcmp(et->items[i].s, "hidden"));
+	return HF_OK;
+}
+
+/* Prepares "HEAD, <field>... FROM table TAIL" for the first n fields of a
+ * meta field list, by their column names (object_index: "object"); a column
+ * the table lacks (type, id, ... of node_fields) reads as 0.  *q stays NULL
+ * when it cannot be prepared. */
+static hf_status select_fields(exp *x, sqlite3_stmt **q, const char *head, const hf_jval *list,
+                               size_t n, const char *table, const char *tail)
+{
+	hf_buf sql;
+	hf_buf_init(&sql);
+	bool ok = hf_buf_printf(&sql, "%s", head);
+	for (size_t i = 0; ok && list && i < n && i < list->n; i++) {
+		char id[48], probe[200];
+		const char *fn = list->items[i].type == HF_JV_STRING ? list->items[i].s : "";
+		hf_v8_type_ident(!strcmp(fn, "object_index") ? "object" : fn, id, sizeof id);
+		snprintf(probe, sizeof probe, "SELECT \"%s\" FROM \"%s\" LIMIT 0", id, table);
+		sqlite3_stmt *p;
+		int have = sqlite3_prepare_v2(x->db, probe, -1, &p, NULL) == SQLITE_OK;
+		sqlite3_finalize(p);
+		ok = have ? hf_buf_printf(&sql, ", \"%s\"", id) : hf_buf_printf(&sql, ", 0");
+	}
+	ok = ok && hf_buf_printf(&sql, " FROM \"%s\" %s", table, tail) && hf_buf_append(&sql, "", 1);
+	if (ok && sqlite3_prepare_v2(x->db, (const char *)sql.data, -1, q, NULL) != SQLITE_OK)
+		*q = NULL;
+	hf_buf_free(&sql);
+	return ok ? HF_OK : nomem(x);
+}
+
+static hf_status load_types(exp *x)
+{
+	sqlite3_stmt *q;
+	hf_status st = prep(x, &q, "SELECT nodetypeid, name, table_name FROM node_types ORDER BY nodetypeid");
+	if (st)
+		return st;
+	int rc;
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		subtab *ns = realloc(x->nsub, (x->n_nsub + 1) * sizeof *ns);
+		if (!ns) {
+			sqlite3_finalize(q);
+			return nomem(x);
+		}
+		x->nsub = ns;
+		subtab *s = &ns[x->n_nsub++];
+		memset(s, 0, sizeof *s);
+		s->id = sqlite3_column_int(q, 0);
+		const char *name = (const char *)sqlite3_column_text(q, 1);
+		snprintf(s->name, sizeof s->name, "%s", name ? name : "");
+		s->is_array = strstr(s->name, "array") != NULL;
+		const char *table = (const char *)sqlite3_column_text(q, 2);
+		if (x->v8 && table && x->nf) {
+			/* the subtype's fields in meta.node_fields order (absent: 0) */
+			if ((st = select_fields(x, &s->q, "SELECT 0", hf_jval_get(&x->meta, "node_fields"), x->nf,
+			                        table, "WHERE node_identifier = ?1 AND dump = ?2"))) {
+				sqlite3_finalize(q);
+				return st;
+			}
+		}
+	}
+	sqlite3_finalize(q);
+	if (rc != SQLITE_DONE)
+		return db_fail(x, "cannot read node_types");
+	if ((st = prep(x, &q, "SELECT edgetypeid, name, label FROM edge_types ORDER BY edgetypeid")))
+		return st;
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		subtab *ns = realloc(x->esub, (x->n_esub + 1) * sizeof *ns);
+		if (!ns) {
+			sqlite3_finalize(q);
+			return nomem(x);
+		}
+		x->esub = ns;
+		subtab *s = &ns[x->n_esub++];
+		memset(s, 0, sizeof *s);
+		s->id = sqlite3_column_int(q, 0);
+		const char *name = (const char *)sqlite3_column_text(q, 1);
+		const char *label = (const char *)sqlite3_column_text(q, 2);
+		snprintf(s->name, sizeof s->name, "%s", name ? name : "");
+		s->edge_label = label && !strcmp(label, "string") ? 1 : label && !strcmp(label, "index") ? 2 : 0;
+		s->name_out = -1;
+	}
+	sqlite3_finalize(q);
+	if (rc != SQLITE_DONE)
+		return db_fail(x, "cannot read edge_types");
+	return HF_OK;
+}
+
+static subtab *sub_of(subtab *t, size_t n, int id)
+{
+	for (size_t i = 0; i < n; i++)
+		if (t[i].id == id)
+			return &t[i];
+	return NULL;
+}
+
+/* The name of a node of a database not made from a snapshot: its class
+ * name as class_histogram.sql gives it. */
+static hf_status class_name(exp *x, int64_t cls, int is_class_object, int64_t *idx)
+{
+	if (!cls)
+		return std_name(x, is_class_object ? 2 : 3, idx);
+	uint64_t *v = hf_map_get(&x->class_name, (uint64_t)cls);
+	if (v) {
+		*idx = (int64_t)*v;
+		return HF_OK;
+	}
+	int64_t sid = 0;
+	sqlite3_stmt *qs[] = { x->q_class, x->q_load };
+	for (size_t i = 0; i < 2 && !sid; i++) {
+		if (!qs[i])
+			continue;
+		sqlite3_reset(qs[i]);
+		sqlite3_bind_int64(qs[i], 1, cls);
+		sqlite3_bind_int64(qs[i], 2, x->opt->dump);
+		if (sqlite3_step(qs[i]) == SQLITE_ROW)
+			sid = sqlite3_column_int64(qs[i], 0);
+	}
+	hf_status st;
+	if (sid)
+		st = out_string(x, sid, NULL, idx);
+	else {
+		char buf[40];
+		snprintf(buf, sizeof buf, "<class 0x%" PRIx64 ">", (uint64_t)cls);
+		st = out_string(x, 0, buf, idx);
+	}
+	if (st)
+		return st;
+	return hf_map_put(&x->class_name, (uint64_t)cls, (uint64_t)*idx) ? HF_OK : nomem(x);
+}
+
+/* ---- writing ---------------------------------------------------------------------- */
+
+static void put_row(exp *x, const uint64_t *f, size_t n, int first)
+{
+	fputs(first ? "" : ",", x->fp);
+	for (size_t i = 0; i < n; i++)
+		fprintf(x->fp, i ? ",%" PRIu64 : "%" PRIu64, f[i]);
+	fputc('\n', x->fp);
+}
+
+static void put_node(exp *x, uint64_t type, int64_t name, uint64_t id, uint64_t size, uint64_t ec,
+                     const int64_t *extra, int *first)
+{
+	uint64_t f[64] = { 0 };
+	for (size_t i = 0; i < x->nf && i < 64; i++)
+		f[i] = extra ? (uint64_t)extra[i] : 0;
+	f[x->f_type] = type;
+	if (x->f_name >= 0)
+		f[x->f_name] = (uint64_t)name;
+	f[x->f_id] = id;
+	f[x->f_size] = size;
+	f[x->f_ecount] = ec;
+	put_row(x, f, x->nf, *first);
+	*first = 0;
+	x->st->nodes++;
+}
+
+static void put_edge(exp *x, uint64_t type, uint64_t label, uint64_t to_index, int *first)
+{
+	uint64_t f[3];
+	f[x->e_type] = type;
+	f[x->e_name] = label;
+	f[x->e_to] = to_index * x->nf;
+	put_row(x, f, 3, *first);
+	*first = 0;
+	x->st->edges++;
+}
+
+static hf_status write_nodes(exp *x)
+{
+	hf_status st;
+	int first = 1;
+	int64_t nm;
+	if (!x->v8) {
+		/* the root, "(GC roots)", one node per GC-root kind */
+		if ((st = std_name(x, 0, &nm)))
+			return st;
+		put_node(x, STD_SYNTHETIC, nm, x->syn_base, 0, 1, NULL, &first);
+		if ((st = std_name(x, 1, &nm)))
+			return st;
+		put_node(x, STD_SYNTHETIC, nm, x->syn_base + 1, 0, x->nkinds, NULL, &first);
+		for (size_t k = 0; k < x->nkinds; k++) {
+			char buf[96];
+			snprintf(buf, sizeof buf, "(%.80s)", x->kinds[k]);
+			if ((st = out_string(x, 0, buf, &nm)))
+				return st;
+			put_node(x, STD_SYNTHETIC, nm, x->syn_base + 2 + k, 0, x->kind_count[k], NULL, &first);
+		}
+		x->st->synthetic_nodes = x->nsyn;
+	}
+	sqlite3_stmt *q;
+	if ((st = prep(x, &q, "SELECT identifier, nodetypeid, class, size FROM node WHERE dump = ?1 "
+	                      "ORDER BY identifier")))
+		return st;
+	sqlite3_bind_int64(q, 1, x->opt->dump);
+	size_t i = 0;
+	int rc;
+	int64_t extra[64];
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW && i < x->n) {
+		int64_t id = sqlite3_column_int64(q, 0);
+		int type = sqlite3_column_int(q, 1);
+		int64_t cls = sqlite3_column_int64(q, 2);
+		int64_t size = sqlite3_column_int64(q, 3);
+		subtab *s = sub_of(x->nsub, x->n_nsub, type);
+		uint64_t vtype;
+		memset(extra, 0, sizeof extra);
+		nm = -1;
+		if (x->v8) {
+			vtype = type >= HF_V8_NODE_BASE && (size_t)(type - HF_V8_NODE_BASE) < x->n_ntypes
+			        ? (uint64_t)(type - HF_V8_NODE_BASE) : 0;
+			if (s && s->q) {
+				sqlite3_reset(s->q);
+				sqlite3_bind_int64(s->q, 1, id);
+				sqlite3_bind_int64(s->q, 2, x->opt->dump);
+				if (sqlite3_step(s->q) == SQLITE_ROW)
+					for (size_t k = 0; k < x->nf && k < 64; k++)
+						extra[k] = sqlite3_column_int64(s->q, (int)k + 1);
+			}
+			if (x->f_name >= 0 && extra[x->f_name] > 0) {
+				if ((st = out_string(x, extra[x->f_name], NULL, &nm)))
+					break;
+			}
+			if (nm < 0 && (st = std_name(x, 0, &nm)))
+				break;
+		} else {
+			vtype = s && s->is_array ? STD_ARRAY : STD_OBJECT;
+			if ((st = class_name(x, cls, s && !strcmp(s->name, "class"), &nm)))
+				break;
+		}
+		put_node(x, vtype, nm, (uint64_t)id, (uint64_t)size, x->ecount[i], extra, &first);
+		i++;
+		if (x->opt->progress && !(i & 0xFFFF))
+			x->opt->progress(x->opt->progress_ctx, i, x->n + x->edges);
+	}
+	sqlite3_finalize(q);
+	if (st)
+		return st;
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+		return db_fail(x, "cannot read the nodes");
+	return HF_OK;
+}
+
+static hf_status write_edges(exp *x)
+{
+	hf_status st = HF_OK;
+	int first = 1;
+	sqlite3_stmt *q;
+	if (!x->v8) {
+		put_edge(x, STD_ELEMENT, 1, 1, &first);
+		for (size_t k = 0; k < x->nkinds; k++)
+			put_edge(x, STD_ELEMENT, k + 1, 2 + k, &first);
+		x->st->synthetic_edges = 1 + x->nkinds;
+		for (size_t k = 0; k < x->nkinds; k++) {
+			if ((st = prep(x, &q, "SELECT object FROM hprof_gc_root WHERE dump = ?1 AND "
+			                      "coalesce(kind, 'UNKNOWN') = ?2 ORDER BY rowid")))
+				return st;
+			sqlite3_bind_int64(q, 1, x->opt->dump);
+			sqlite3_bind_text(q, 2, x->kinds[k], -1, SQLITE_STATIC);
+			uint64_t n = 0;
+			int rc;
+			while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+				ssize_t d = find_node(x, sqlite3_column_int64(q, 0));
+				if (d >= 0)
+					put_edge(x, STD_ELEMENT, n++, x->nsyn + (size_t)d, &first);
+			}
+			sqlite3_finalize(q);
+			if (rc != SQLITE_DONE)
+				return db_fail(x, "cannot read hprof_gc_root");
+		}
+	}
+	if ((st = prep(x, &q, "SELECT source, edgetypeid, dest, label FROM edge WHERE dump = ?1 "
+	                      "ORDER BY source, seq")))
+		return st;
+	sqlite3_bind_int64(q, 1, x->opt->dump);
+	int rc;
+	uint64_t done = 0;
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		ssize_t s = find_node(x, sqlite3_column_int64(q, 0));
+		ssize_t d = find_node(x, sqlite3_column_int64(q, 2));
+		if (s < 0 || d < 0)
+			continue;
+		int type = sqlite3_column_int(q, 1);
+		int64_t label = sqlite3_column_int64(q, 3);
+		uint64_t vtype, vlabel;
+		int64_t idx;
+		if (x->v8) {
+			vtype = type >= HF_V8_EDGE_BASE && (size_t)(type - HF_V8_EDGE_BASE) < x->n_etypes
+			        ? (uint64_t)(type - HF_V8_EDGE_BASE) : 0;
+			if (x->idx_is_label[vtype]) {
+				vlabel = (uint64_t)label;
+			} else {
+				if ((st = label > 0 ? out_string(x, label, NULL, &idx) : std_name(x, 0, &idx)))
+					break;
+				vlabel = (uint64_t)idx;
+			}
+		} else {
+			subtab *e = sub_of(x->esub, x->n_esub, type);
+			int kind = e ? e->edge_label : 0;
+			if (kind == 2) {
+				vtype = STD_ELEMENT;
+				vlabel = (uint64_t)label;
+			} else if (kind == 1) {
+				vtype = STD_PROPERTY;
+				if ((st = label > 0 ? out_string(x, label, NULL, &idx) : std_name(x, 0, &idx)))
+					break;
+				vlabel = (uint64_t)idx;
+			} else {
+				vtype = STD_INTERNAL;
+				if (e && e->name_out < 0 && (st = out_string(x, 0, e->name, &e->name_out)))
+					break;
+				if (!e && (st = std_name(x, 0, &idx)))
+					break;
+				vlabel = (uint64_t)(e ? e->name_out : idx);
+			}
+		}
+		put_edge(x, vtype, vlabel, x->nsyn + (size_t)d, &first);
+		if (x->opt->progress && !(++done & 0xFFFF))
+			x->opt->progress(x->opt->progress_ctx, x->n + done, x->n + x->edges);
+	}
+	sqlite3_finalize(q);
+	if (st)
+		return st;
+	if (rc != SQLITE_DONE)
+		return db_fail(x, "cannot read the edges");
+	return HF_OK;
+}
+
+/* ---- the records of a snapshot (v8 origin) ------------------------------------------- */
+
+/* The rows of a v8.* record table as flat groups in the order of the meta
+ * field list `fields`; strref: fields that are string ids; object_index is
+ * turned back from a node id into a node index.  *count: groups written. */
+static hf_status write_flat(exp *x, const char *table, const char *list, const char *const *strref,
+                            uint64_t *count)
+{
+	*count = 0;
+	const hf_jval *fl = jarr(hf_jval_get(&x->meta, list));
+	if (!fl || !fl->n || fl->n > 32 || !has_table(x, table))
+		return HF_OK;
+	sqlite3_stmt *q;
+	hf_status st = select_fields(x, &q, "SELECT 0", fl, fl->n, table, "ORDER BY rowid");
+	if (st || !q)
+		return st; /* a table without those columns: nothing to write */
+	int rc, first = 1;
+	uint64_t f[32];
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		int skip = 0;
+		for (size_t i = 0; i < fl->n; i++) {
+			int64_t v = sqlite3_column_int64(q, (int)i + 1);
+			const char *fn = fl->items[i].type == HF_JV_STRING ? fl->items[i].s : "";
+			int is_str = 0;
+			for (const char *const *s = strref; s && *s; s++)
+				is_str |= !strcmp(fn, *s);
+			if (is_str) {
+				int64_t idx;
+				if ((st = v > 0 ? out_string(x, v, NULL, &idx) : std_name(x, 0, &idx)))
+					goto out;
+				v = idx;
+			} else if (!strcmp(fn, "object_index")) {
+				ssize_t d = find_node(x, v);
+				if (d < 0)
+					skip = 1;
+				v = (int64_t)((size_t)d * x->nf);
+			}
+			f[i] = (uint64_t)v;
+		}
+		if (skip)
+			continue;
+		put_row(x, f, fl->n, first);
+		first = 0;
+		(*count)++;
+	}
+	if (rc != SQLITE_DONE)
+		st = db_fail(x, "cannot read a record table");
+out:
+	sqlite3_finalize(q);
+	return st;
+}
+
+/* trace_tree from v8.trace_node rows (pre-order, each with its parent). */
+static hf_status write_trace_tree(exp *x, uint64_t *count)
+{
+	*count = 0;
+	const hf_jval *fl = jarr(hf_jval_get(&x->meta, "trace_node_fields"));
+	int ch = jfind(fl, "children"), idf = jfind(fl, "id");
+	if (!fl || ch != (int)fl->n - 1 || idf < 0 || fl->n > 32 || !has_table(x, "v8_trace_node"))
+		return HF_OK;
+	sqlite3_stmt *q;
+	hf_status st = select_fields(x, &q, "SELECT parent", fl, (size_t)ch, "v8_trace_node", "ORDER BY rowid");
+	if (st || !q)
+		return st;
+	int64_t *open = NULL; /* ids of the open nodes, outermost first */
+	size_t depth = 0, cap = 0;
+	int comma = 0, rc; /* a sibling was closed before this row */
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		int64_t parent = sqlite3_column_int64(q, 0);
+		while (depth && open[depth - 1] != parent) {
+			fputs("]", x->fp);
+			depth--;
+			comma = 1;
+		}
+		if (depth == 0 && parent != 0)
+			continue; /* an orphan: its parent was not written */
+		if (depth == cap) {
+			size_t nc = cap ? cap * 2 : 16;
+			int64_t *no = realloc(open, nc * sizeof *no);
+			if (!no) {
+				free(open);
+				sqlite3_finalize(q);
+				return nomem(x);
+			}
+			open = no;
+			cap = nc;
+		}
+		fputs(comma ? "," : "", x->fp);
+		for (int i = 0; i < ch; i++)
+			fprintf(x->fp, "%" PRId64 ",", (int64_t)sqlite3_column_int64(q, i + 1));
+		fputs("[", x->fp);
+		comma = 0;
+		open[depth++] = sqlite3_column_int64(q, idf + 1);
+		(*count)++;
+	}
+	while (depth--)
+		fputs("]", x->fp);
+	free(open);
+	sqlite3_finalize(q);
+	if (rc != SQLITE_DONE)
+		return db_fail(x, "cannot read v8_trace_node");
+	return HF_OK;
+}
+
+static hf_status write_strings(exp *x)
+{
+	sqlite3_stmt *q = x->q_string;
+	hf_buf b;
+	hf_buf_init(&b);
+	fputs("\"strings\":[", x->fp);
+	for (size_t i = 0; i < x->nstrs; i++) {
+		hf_buf_reset(&b);
+		const char *s = x->strs[i].text;
+		size_t n = s ? strlen(s) : 0;
+		if (x->strs[i].dbid) {
+			sqlite3_reset(q);
+			sqlite3_bind_int64(q, 1, x->strs[i].dbid);
+			if (sqlite3_step(q) == SQLITE_ROW) {
+				s = (const char *)sqlite3_column_text(q, 0);
+				n = (size_t)sqlite3_column_bytes(q, 0);
+			}
+			if (!s) {
+				s = "";
+				n = 0;
+			}
+		}
+		if (!hf_buf_json_string(&b, s, n)) {
+			hf_buf_free(&b);
+			return nomem(x);
+		}
+		if (i)
+			fputs(",\n", x->fp);
+		fwrite(b.data, 1, b.len, x->fp);
+		x->st->strings++;
+	}
+	fputs("]}\n", x->fp);
+	hf_buf_free(&b);
+	return HF_OK;
+}
+
+static hf_status write_all(exp *x)
+{
+	hf_status st;
+	const char *meta_text = NULL;
+	sqlite3_stmt *q;
+	if (!has_table(x, "node") || !has_table(x, "edge") || !has_table(x, "strings") ||
+	    !has_table(x, "node_types") || !has_table(x, "edge_types") || !has_table(x, "metadata"))
+		return hf_error_set(x->err, HF_ERR_FORMAT, "%s: not a heap database", x->path);
+	if ((st = prep(x, &q, "SELECT (SELECT value FROM metadata WHERE key = 'target_source' LIMIT 1), "
+	                      "(SELECT value FROM metadata WHERE key = 'v8.meta' LIMIT 1)")))
+		return st;
+	char *v8meta = NULL;
+	if (sqlite3_step(q) == SQLITE_ROW) {
+		const char *src = (const char *)sqlite3_column_text(q, 0);
+		const char *m = (const char *)sqlite3_column_text(q, 1);
+		if (src && m && !strcmp(src, "v8")) {
+			x->v8 = 1;
+			v8meta = strdup(m);
+			if (!v8meta) {
+				sqlite3_finalize(q);
+				return nomem(x);
+			}
+		}
+	}
+	sqlite3_finalize(q);
+	x->st->v8_origin = x->v8;
+	meta_text = x->v8 ? v8meta : standard_meta;
+	st = use_meta(x, meta_text);
+	if (!st)
+		st = load_types(x);
+	if (!st)
+		st = load_nodes(x);
+	if (!st && !x->v8)
+		st = load_roots(x);
+	if (st) {
+		free(v8meta);
+		return st;
+	}
+	if (!x->v8) {
+		x->nsyn = 2 + x->nkinds;
+		x->edges += 1 + x->nkinds;
+		x->syn_base = 1;
+		/* synthetic ids above every id of the dump (and clear of 0) */
+		if (x->n && x->ids[x->n - 1] >= 0)
+			x->syn_base = (uint64_t)x->ids[x->n - 1] + 1;
+		if (has_table(x, "node_class"))
+			prep(x, &x->q_class, "SELECT s.stringid FROM node_class c JOIN strings s ON s.stringid = "
+			                     "c.java_name WHERE c.node_identifier = ?1 AND c.dump = ?2");
+		if (has_table(x, "hprof_load_class"))
+			prep(x, &x->q_load, "SELECT s.stringid FROM hprof_load_class l JOIN strings s ON s.stringid = "
+			                    "l.java_name WHERE l.class = ?1 AND ?2 = ?2 LIMIT 1");
+	}
+	if ((st = prep(x, &x->q_string, "SELECT data FROM strings WHERE stringid = ?1"))) {
+		free(v8meta);
+		return st;
+	}
+	uint64_t tfi_count = 0;
+	if (x->v8 && has_table(x, "v8_trace_function_info")) {
+		if (prep(x, &q, "SELECT count(*) FROM v8_trace_function_info") == HF_OK) {
+			if (sqlite3_step(q) == SQLITE_ROW)
+				tfi_count = (uint64_t)sqlite3_column_int64(q, 0);
+			sqlite3_finalize(q);
+		}
+	}
+	fprintf(x->fp, "{\"snapshot\":{\"meta\":%s,\"node_count\":%zu,\"edge_count\":%" PRIu64
+	        ",\"trace_function_count\":%" PRIu64 "},\n\"nodes\":[", meta_text, x->n + x->nsyn, x->edges,
+	        tfi_count);
+	free(v8meta);
+	if ((st = write_nodes(x)))
+		return st;
+	fputs("],\n\"edges\":[", x->fp);
+	if ((st = write_edges(x)))
+		return st;
+	static const char *const tfi_str[] = { "name", "script_name", NULL };
+	fputs("],\n\"trace_function_infos\":[", x->fp);
+	if (x->v8 && (st = write_flat(x, "v8_trace_function_info", "trace_function_info_fields", tfi_str,
+	                              &x->st->trace_function_infos)))
+		return st;
+	fputs("],\n\"trace_tree\":[", x->fp);
+	if (x->v8 && (st = write_trace_tree(x, &x->st->trace_nodes)))
+		return st;
+	fputs("],\n\"samples\":[", x->fp);
+	if (x->v8 && (st = write_flat(x, "v8_sample", "sample_fields", NULL, &x->st->samples)))
+		return st;
+	fputs("],\n\"locations\":[", x->fp);
+	if (x->v8 && (st = write_flat(x, "v8_location", "location_fields", NULL, &x->st->locations)))
+		return st;
+	fputs("],\n", x->fp);
+	return write_strings(x);
+}
+
+hf_status hf_v8_export(const char *db_path, const char *out_path, const hf_v8_export_options *opt_in,
+                       hf_v8_export_stats *stats, hf_error *err)
+{
+	hf_v8_export_options defaults;
+	hf_v8_export_stats local;
+	if (!opt_in) {
+		hf_v8_export_options_init(&defaults);
+		opt_in = &defaults;
+	}
+	if (!stats)
+		stats = &local;
+	memset(stats, 0, sizeof *stats);
+	memset(err, 0, sizeof *err);
+	struct stat sb;
+	if (stat(db_path, &sb) != 0)
+		return hf_error_set(err, HF_ERR_IO, "cannot open %s: %s", db_path, strerror(errno));
+	exp *x = calloc(1, sizeof *x);
+	if (!x)
+		return hf_error_set(err, HF_ERR_NOMEM, "out of memory");
+	x->path = db_path;
+	x->err = err;
+	x->st = stats;
+	x->opt = opt_in;
+	for (int i = 0; i < 4; i++)
+		x->std_names[i] = -1;
+	hf_map_init(&x->by_dbid);
+	hf_map_init(&x->class_name);
+	hf_status st = HF_OK;
+	char *tmp = NULL;
+	int to_stdout = !strcmp(out_path, "-");
+	if (sqlite3_open_v2(db_path, &x->db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+		st = db_fail(x, "cannot open");
+		goto out;
+	}
+	if (to_stdout) {
+		x->fp = stdout;
+	} else if (stat(out_path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+		if (S_ISDIR(sb.st_mode)) {
+			st = hf_error_set(err, HF_ERR_IO, "cannot write %s: it is a directory", out_path);
+			goto out;
+		}
+		x->fp = fopen(out_path, "wb");
+	} else {
+		int fd = hf_make_temp_beside(out_path, &tmp);
+		if (fd < 0) {
+			st = hf_error_set(err, HF_ERR_IO, "cannot create a file beside %s: %s", out_path,
+			                  strerror(errno));
+			goto out;
+		}
+		x->fp = fdopen(fd, "wb");
+		if (!x->fp)
+			close(fd);
+	}
+	if (!x->fp) {
+		st = hf_error_set(err, HF_ERR_IO, "cannot open %s: %s", out_path, strerror(errno));
+		goto out;
+	}
+	st = write_all(x);
+	if (!st && (fflush(x->fp) != 0 || ferror(x->fp)))
+		st = io_fail(x);
+out:
+	if (x->fp && x->fp != stdout && fclose(x->fp) != 0 && !st)
+		st = io_fail(x);
+	if (tmp) {
+		if (!st && rename(tmp, out_path) != 0)
+			st = hf_error_set(err, HF_ERR_IO, "cannot rename %s to %s: %s", tmp, out_path, strerror(errno));
+		if (st)
+			unlink(tmp);
+		free(tmp);
+	}
+	sqlite3_finalize(x->q_class);
+	sqlite3_finalize(x->q_load);
+	sqlite3_finalize(x->q_string);
+	for (size_t i = 0; i < x->n_nsub; i++)
+		sqlite3_finalize(x->nsub[i].q);
+	if (x->db)
+		sqlite3_close(x->db);
+	for (size_t i = 0; i < x->nstrs; i++)
+		free(x->strs[i].text);
+	for (size_t i = 0; i < x->nkinds; i++)
+		free(x->kinds[i]);
+	free(x->strs);
+	free(x->kinds);
+	free(x->kind_count);
+	free(x->nsub);
+	free(x->esub);
+	free(x->ids);
+	free(x->ecount);
+	free(x->idx_is_label);
+	hf_jval_free(&x->meta);
+	hf_map_free(&x->by_dbid);
+	hf_map_free(&x->class_name);
+	free(x);
+	return st;
+}

@@ -1,0 +1,240 @@
+#!/usr/bin/env python3
+"""V8 heap snapshots: heapsnapshot2ndjson, heapsnapshot2heapdb, heapdb2heapsnapshot.
+
+test_v8.py node TOOLS_DIR SOURCE_ROOT BUILD_DIR
+  A real snapshot written by the Node.js of the machine
+  (testdata/v8/make-snapshot.js) and the hand-made testdata/v8/small.heapsnapshot,
+  against the npm package v8-heapsnapshot (an independent parser, installed
+  into BUILD_DIR/v8-npm), run by testdata/v8/v8-summary.js:
+    - the NDJSON validates against schema/heapfmt.schema.json; its node and
+      edge counts, nodes per type and, per node name, the count and self_size
+      total of type "object" equal the npm parser's;
+    - the database holds the same counts;
+    - round trip (test_translate.py): NDJSON -> ndjson2heapdb -> heapdb2ndjson
+      keeps every line, reproducible output;
+    - heapdb2heapsnapshot of that database is read by the npm parser with the
+      same counts and totals (every node name, every type);
+    - heapdb2heapsnapshot of the HPROF sample (hprof2heapdb) is read by the
+      npm parser: its nodes are the dump's plus the synthetic ones (the root,
+      "(GC roots)" and one per GC-root kind), and per node name the count
+      and bytes equal schema/queries/class_histogram.sql.
+  Skips (77) without node or npm, or when the package cannot be installed.
+
+test_v8.py hostile TOOLS_DIR SOURCE_ROOT BUILD_DIR
+  Damaged snapshots made from small.heapsnapshot: each fails with exit 1 and
+  one line on stderr naming the offset and what was expected; nothing is
+  left at the output path.  Needs neither node nor npm.
+"""
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pycheck import check, done, run  # noqa: E402
+import test_translate  # noqa: E402
+
+NPM_PACKAGE = "v8-heapsnapshot@1.3.1"
+SYNTHETIC_ROOT_NODES = 2  # "" (the root) and "(GC roots)"; plus one per GC-root kind
+
+
+def npm_parser(build):
+    """The directory holding node_modules/v8-heapsnapshot, or None with why."""
+    if not shutil.which("node"):
+        return None, "node is not installed"
+    prefix = os.path.join(build, "v8-npm")
+    mods = os.path.join(prefix, "node_modules")
+    if os.path.exists(os.path.join(mods, "v8-heapsnapshot", "package.json")):
+        return mods, None
+    if not shutil.which("npm"):
+        return None, "npm is not installed"
+    os.makedirs(prefix, exist_ok=True)
+    p = subprocess.run(["npm", "install", "--prefix", prefix, "--no-save", "--no-audit",
+                        "--no-fund", "--loglevel=error", NPM_PACKAGE],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    if p.returncode != 0 or not os.path.exists(os.path.join(mods, "v8-heapsnapshot")):
+        lines = p.stdout.decode("utf-8", "replace").strip().splitlines() or ["?"]
+        why = next((l for l in lines if " code " in l or "ERR" in l), lines[0])
+        return None, "cannot install %s (offline?): %s" % (NPM_PACKAGE, why.strip())
+    return mods, None
+
+
+def summary(src, mods, path):
+    rc, out, err = run(["node", os.path.join(src, "testdata", "v8", "v8-summary.js"), mods, path])
+    if not check(rc == 0, "v8-heapsnapshot reads %s: %s" % (path, err.strip()[-500:])):
+        return None
+    return json.loads(out)
+
+
+def ndjson_summary(path):
+    """Counts of heapsnapshot2ndjson output, computed the way v8-summary.js does."""
+    strings, types, nodes = {}, {}, []
+    edges = 0
+    named_types = set()
+    for line in open(path, encoding="utf-8"):
+        r = json.loads(line)
+        rec = r["record"]
+        if rec == "node_type":
+            types[r["subtype"]] = r["name"]
+        elif rec == "edge_type" and r["label"] == "string":
+            named_types.add(r["subtype"])
+        elif rec == "string":
+            strings[r["id"]] = r["data"]
+        elif rec == "node":
+            nodes.append((types[r["subtype"]], r["name"], r["size"]))
+        elif rec == "edge":
+            edges += 1
+    s = {"nodes": len(nodes), "edges": edges, "types": {}, "objects": {}}
+    for t, name, size in nodes:
+        t = t[3:].replace("_", " ")
+        s["types"][t] = s["types"].get(t, 0) + 1
+        if t == "object":
+            e = s["objects"].setdefault(strings[name], [0, 0])
+            e[0] += 1
+            e[1] += size
+    return s
+
+
+def validate(build, src, path):
+    rc, out, err = run([os.path.join(build, "validate_ndjson"),
+                        os.path.join(src, "schema", "heapfmt.schema.json"), path])
+    check(rc == 0, "%s validates against the schema: %s %s" % (path, out.strip(), err.strip()[:600]))
+
+
+def diff_totals(a, b):
+    keys = set(a) | set(b)
+    bad = [k for k in sorted(keys) if a.get(k) != b.get(k)]
+    return "%d of %d differ, e.g. %s" % (len(bad), len(keys),
+                                        "; ".join("%r: %r vs %r" % (k, a.get(k), b.get(k)) for k in bad[:5]))
+
+
+def one_snapshot(tools, src, build, mods, snap, tmp):
+    t = lambda n: os.path.join(tools, n)
+    name = os.path.basename(snap)
+    ref = summary(src, mods, snap)
+    if not ref:
+        return
+    nd = os.path.join(tmp, "s.ndjson")
+    rc, _, err = run([t("heapsnapshot2ndjson"), snap, nd])
+    if not check(rc == 0, "%s: heapsnapshot2ndjson exit %d: %s" % (name, rc, err)):
+        return
+    validate(build, src, nd)
+    readme = open(os.path.join(src, "schema", "README.md"), encoding="utf-8").read()
+    for line in open(nd, encoding="utf-8"):
+        r = json.loads(line)
+        if r["record"] == "metadata":
+            key = r["key"]
+            if key.startswith("v8.snapshot.") or key.startswith("v8.extra."):
+                key = key[:key.index(".", 3) + 1] + "KEY"
+            check("`%s`" % key in readme, "%s: metadata key %s is documented in schema/README.md" % (name, key))
+    ours = ndjson_summary(nd)
+    check(ours["nodes"] == ref["nodes"], "%s: nodes %d, npm parser %d" % (name, ours["nodes"], ref["nodes"]))
+    check(ours["edges"] == ref["edges"], "%s: edges %d, npm parser %d" % (name, ours["edges"], ref["edges"]))
+    check(ours["types"] == ref["types"], "%s: nodes per type equal (%s)" % (name, diff_totals(ours["types"], ref["types"])))
+    check(ours["objects"] == ref["objects"], "%s: per-constructor count and self_size of type object equal (%s)"
+          % (name, diff_totals(ours["objects"], ref["objects"])))
+    print("%s: %d nodes, %d edges, %d constructors as the npm parser reads them"
+          % (name, ours["nodes"], ours["edges"], len(ours["objects"])))
+
+    db = os.path.join(tmp, "s.db")
+    rc, _, err = run([t("heapsnapshot2heapdb"), snap, db])
+    if not check(rc == 0, "%s: heapsnapshot2heapdb exit %d: %s" % (name, rc, err)):
+        return
+    con = sqlite3.connect(db)
+    n, = con.execute("SELECT count(*) FROM node").fetchone()
+    e, = con.execute("SELECT count(*) FROM edge").fetchone()
+    con.close()
+    check((n, e) == (ref["nodes"], ref["edges"]), "%s: database holds %d nodes, %d edges" % (name, n, e))
+
+    back = os.path.join(tmp, "back.heapsnapshot")
+    rc, _, err = run([t("heapdb2heapsnapshot"), db, back])
+    if check(rc == 0, "%s: heapdb2heapsnapshot exit %d: %s" % (name, rc, err)):
+        again = summary(src, mods, back)
+        if again:
+            for k in ("nodes", "edges", "named_edges", "types", "objects", "all"):
+                check(again[k] == ref[k], "%s: exported snapshot, %s as the original (%s)"
+                      % (name, k, diff_totals(again[k], ref[k]) if isinstance(ref[k], dict)
+                         else "%r vs %r" % (again[k], ref[k])))
+            print("%s: exported back, the npm parser reads the same" % name)
+
+    test_translate.one(tools, "heapsnapshot", snap, tmp)
+
+
+def hprof_export(tools, src, mods, tmp):
+    t = lambda n: os.path.join(tools, n)
+    sample = os.path.join(src, "testdata", "hprof", "sample.hprof.gz")
+    db, out = os.path.join(tmp, "h.db"), os.path.join(tmp, "h.heapsnapshot")
+    rc, _, err = run([t("hprof2heapdb"), sample, db])
+    if not check(rc == 0, "hprof2heapdb exit %d: %s" % (rc, err)):
+        return
+    rc, _, err = run([t("heapdb2heapsnapshot"), db, out])
+    if not check(rc == 0, "heapdb2heapsnapshot of the HPROF sample exit %d: %s" % (rc, err)):
+        return
+    s = summary(src, mods, out)
+    if not s:
+        return
+    con = sqlite3.connect(db)
+    nodes, = con.execute("SELECT count(*) FROM node WHERE dump = 0").fetchone()
+    kinds, = con.execute("SELECT count(DISTINCT r.kind) FROM hprof_gc_root r JOIN node n "
+                         "ON n.identifier = r.object AND n.dump = r.dump WHERE r.dump = 0").fetchone()
+    edges, = con.execute("SELECT count(*) FROM edge e JOIN node d ON d.identifier = e.dest "
+                         "AND d.dump = e.dump WHERE e.dump = 0").fetchone()
+    roots, = con.execute("SELECT count(*) FROM hprof_gc_root r JOIN node n "
+                         "ON n.identifier = r.object AND n.dump = r.dump WHERE r.dump = 0").fetchone()
+    sql = open(os.path.join(src, "schema", "queries", "class_histogram.sql")).read()
+    histo = {}
+    for cls, count, size, dump in con.execute(sql, {"dump": 0}):
+        histo[cls] = [count, size]
+    con.close()
+    synthetic = SYNTHETIC_ROOT_NODES + kinds
+    check(s["nodes"] == nodes + synthetic, "HPROF export: %d nodes = %d of the dump + %d synthetic"
+          % (s["nodes"], nodes, synthetic))
+    check(s["edges"] == edges + 1 + kinds + roots,
+          "HPROF export: %d edges = %d of the dump + %d to the GC-root groups + %d GC roots"
+          % (s["edges"], edges, 1 + kinds, roots))
+    totals = {k: v for k, v in s["all"].items()}
+    synth = {k: v for k, v in totals.items() if k == "" or k.startswith("(")}
+    for k in synth:
+        del totals[k]
+    check(sum(v[0] for v in synth.values()) == synthetic, "HPROF export: the synthetic nodes are named "
+          "\"\" and \"(...)\" (%r)" % synth)
+    check(totals == histo, "HPROF export: per-class count and bytes equal class_histogram.sql (%s)"
+          % diff_totals(totals, histo))
+    print("HPROF sample: %d nodes (%d synthetic), %d classes as class_histogram.sql"
+          % (s["nodes"], synthetic, len(histo)))
+
+
+def mode_node(tools, src, build):
+    mods, why = npm_parser(build)
+    if not mods:
+        print("SKIP: %s" % why)
+        return 77
+    with tempfile.TemporaryDirectory() as tmp:
+        snap = os.path.join(tmp, "node.heapsnapshot")
+        rc, _, err = run(["node", os.path.join(src, "testdata", "v8", "make-snapshot.js"), snap])
+        if not check(rc == 0, "make-snapshot.js exit %d: %s" % (rc, err)):
+            return done("test_v8")
+        for s in (os.path.join(src, "testdata", "v8", "small.heapsnapshot"), snap):
+            with tempfile.TemporaryDirectory() as t2:
+                one_snapshot(tools, src, build, mods, s, t2)
+        with tempfile.TemporaryDirectory() as t2:
+            hprof_export(tools, src, mods, t2)
+    return done("test_v8")
+
+
+def main():
+    if len(sys.argv) != 5 or sys.argv[1] not in ("node", "hostile"):
+        print(__doc__, file=sys.stderr)
+        return 2
+    mode, tools, src, build = sys.argv[1:]
+    if mode == "node":
+        return mode_node(tools, src, build)
+    import test_v8_hostile  # noqa: E402
+    return test_v8_hostile.main(tools, src, build)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
