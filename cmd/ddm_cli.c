@@ -124,7 +124,7 @@ int ddm_cli_main(const ddm_cli_prog *prog, int argc, char **argv)
 			cli_usage_error("a database cannot be written to standard output; name a file");
 			return EXIT_USAGE;
 		}
-		hf_heapdb_options o = { c.force, c.no_index };
+		hf_heapdb_options o = { c.force, c.no_index, 0 };
 		st = hf_heapdb_sink_open(&sink, out, &o, &err);
 	} else if (!strcmp(out, "-")) {
 		static char buf[1 << 16];

@@ -11,6 +11,8 @@ static const char help[] =
 	"\n"
 	"  -f, --force            replace OUT.db if it exists\n"
 	"      --no-index         skip the indexes (faster; queries will scan)\n"
+	"      --no-analysis      skip the analysis (reachability, distance from the GC\n"
+	"                         roots, dominators, retained sizes: node_analysis)\n"
 	"      --salvage          on a damaged or truncated dump, keep what came before the\n"
 	"                         damage (metadata heapfmt.complete=false; exit status 5)\n"
 	"  --values               also store primitive field values and array contents\n"
@@ -25,6 +27,7 @@ static const char help[] =
 	"Examples:\n"
 	"  hprof2heapdb dump.hprof out.db\n"
 	"  sqlite3 out.db < schema/queries/class_histogram.sql\n"
+	"  sqlite3 -header -column out.db < schema/queries/top_retained.sql\n"
 	"\n"
 	"Exit status: 0 success, 1 bad or truncated input, 2 usage error,\n"
 	"3 I/O error (also: OUT.db exists without --force), 4 out of memory,\n"
@@ -46,7 +49,7 @@ int main(int argc, char **argv)
 		cli_usage_error("a database cannot be written to standard output; name a file");
 		return EXIT_USAGE;
 	}
-	hf_heapdb_options o = { c.force, c.no_index };
+	hf_heapdb_options o = { c.force, c.no_index, !c.no_analysis };
 	hf_sink *sink;
 	hf_error err;
 	hf_status st = hf_heapdb_sink_open(&sink, c.args[1], &o, &err);

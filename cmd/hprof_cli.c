@@ -81,6 +81,10 @@ int hprof_cli_parse(hprof_cli *c, int argc, char **argv, int heapdb, const char 
 			c->force = 1;
 		} else if (heapdb && !strcmp(a, "--no-index")) {
 			c->no_index = 1;
+		} else if (heapdb && !strcmp(a, "--no-analysis")) {
+			c->no_analysis = 1;
+		} else if (!heapdb && !strcmp(a, "--analysis")) {
+			c->analysis = 1;
 		} else {
 			cli_usage_error("unknown option '%s'", a);
 			return EXIT_USAGE;
