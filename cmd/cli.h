@@ -96,6 +96,13 @@ typedef struct cli_converter {
 	 * (an error naming the input offset). */
 	hf_status (*read)(void *ctx, cli_run *r, hf_error *err);
 	void *ctx;
+	/* Optional: sets the database options beyond --force and --no-index
+	 * (hprof2heapdb: the analysis) before the output is opened. */
+	void (*db_options)(void *ctx, hf_heapdb_options *o);
+	/* Optional: wraps the output sink once it is open (hprof2ndjson
+	 * --analysis); out is the output path ("-": standard output).  On
+	 * failure it has destroyed *sink. */
+	hf_status (*wrap_sink)(void *ctx, const char *out, hf_sink **sink, hf_error *err);
 } cli_converter;
 
 int cli_converter_main(const cli_converter *conv, int argc, char **argv);

@@ -58,16 +58,22 @@ static int parse(conv_args *c, int argc, char **argv)
 
 static hf_status open_sink(const conv_args *c, const char *out, hf_sink **sink, hf_error *err)
 {
+	hf_status st;
 	if (c->conv->heapdb) {
-		hf_heapdb_options o = { c->force, c->no_index };
-		return hf_heapdb_sink_open(sink, out, &o, err);
-	}
-	if (!strcmp(out, "-")) {
+		hf_heapdb_options o = { .force = c->force, .no_index = c->no_index };
+		if (c->conv->db_options)
+			c->conv->db_options(c->conv->ctx, &o);
+		st = hf_heapdb_sink_open(sink, out, &o, err);
+	} else if (!strcmp(out, "-")) {
 		static char buf[1 << 16];
 		setvbuf(stdout, buf, _IOFBF, sizeof buf);
-		return hf_ndjson_sink_new(sink, stdout, err);
+		st = hf_ndjson_sink_new(sink, stdout, err);
+	} else {
+		st = hf_ndjson_sink_open(sink, out, err);
 	}
-	return hf_ndjson_sink_open(sink, out, err);
+	if (!st && c->conv->wrap_sink && (st = c->conv->wrap_sink(c->conv->ctx, out, sink, err)))
+		*sink = NULL; /* the wrapper destroyed it */
+	return st;
 }
 
 /* One conversion: in to out; returns the exit status and counts the records. */

@@ -98,7 +98,15 @@ int ddm_cli_main(const ddm_cli_prog *prog, int argc, char **argv)
 	static const char *const alloc_exts[] = { ".alloc", ".real", ".bin", NULL };
 	static const char *const stream_exts[] = { ".bin", ".ddm", ".trace", ".alloc", NULL };
 	ddm_args c = { .prog = prog };
-	cli_converter conv = { prog->name, prog->heapdb, prog->help, prog->heapdb ? ".db" : ".ndjson",
-		                   prog->stream ? stream_exts : alloc_exts, ddm_option, ddm_run, &c };
+	cli_converter conv = {
+		.name = prog->name,
+		.heapdb = prog->heapdb,
+		.help = prog->help,
+		.out_ext = prog->heapdb ? ".db" : ".ndjson",
+		.in_exts = prog->stream ? stream_exts : alloc_exts,
+		.option = ddm_option,
+		.read = ddm_run,
+		.ctx = &c,
+	};
 	return cli_converter_main(&conv, argc, argv);
 }

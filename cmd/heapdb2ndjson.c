@@ -35,6 +35,13 @@ static hf_status run(void *ctx, cli_run *r, hf_error *err)
 int main(int argc, char **argv)
 {
 	static const char *const exts[] = { ".db", ".sqlite", ".heapdb", NULL };
-	cli_converter conv = { "heapdb2ndjson", 0, help, ".ndjson", exts, NULL, run, NULL };
+	cli_converter conv = {
+		.name = "heapdb2ndjson",
+		.heapdb = 0,
+		.help = help,
+		.out_ext = ".ndjson",
+		.in_exts = exts,
+		.read = run,
+	};
 	return cli_converter_main(&conv, argc, argv);
 }

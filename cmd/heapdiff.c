@@ -167,7 +167,7 @@ static int prepare_input(const opts *o, const char *path, const char *which, cha
 	hf_error err;
 	hf_input *in = NULL;
 	hf_sink *sink = NULL;
-	hf_heapdb_options dbo = { 1, 1 }; /* no index: the diff needs only the keys */
+	hf_heapdb_options dbo = { .force = 1, .no_index = 1 }; /* the diff needs only the keys */
 	hf_status st = hf_input_open(&in, path, &err);
 	if (!st)
 		st = hf_heapdb_sink_open(&sink, db, &dbo, &err);

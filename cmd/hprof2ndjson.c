@@ -10,6 +10,10 @@ static const char help[] =
 	"one record of the extensible heap-dump format per line.\n"
 	"IN defaults to standard input, OUT to standard output; '-' names them.\n"
 	"\n"
+	"      --analysis         also write the analysis (reachability, distance from the\n"
+	"                         GC roots, dominator, retained size) as heapfmt.node_analysis\n"
+	"                         records; builds a temporary database beside OUT (or in\n"
+	"                         $TMPDIR for standard output)\n"
 	"      --salvage          on a damaged or truncated dump, keep what came before the\n"
 	"                         damage (metadata heapfmt.complete=false; exit status 5)\n"
 	"  --values               also write primitive field values and array contents\n"
@@ -24,6 +28,7 @@ static const char help[] =
 	"  hprof2ndjson dump.hprof | jq -c 'select(.record==\"node\")' | head\n"
 	"  zcat dump.hprof.gz | hprof2ndjson - dump.ndjson\n"
 	"  hprof2ndjson --stats=json -o out/ a.hprof b.hprof.gz\n"
+	"  hprof2ndjson --analysis dump.hprof | jq -c 'select(.record==\"heapfmt.node_analysis\")'\n"
 	"\n"
 	"Exit status: 0 success, 1 bad or truncated input, 2 usage error,\n"
 	"3 I/O error, 4 out of memory, 5 salvaged a damaged input.  See hprof2ndjson(1).\n";

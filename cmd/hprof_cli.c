@@ -1,6 +1,7 @@
 /* The HPROF reader's options and run, for hprof2ndjson and hprof2heapdb. */
 #define _POSIX_C_SOURCE 200809L
 #include "hprof_cli.h"
+#include "heapfmt/analysis.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,12 +16,23 @@ static int parse_long(const char *s, long *out)
 	return 1;
 }
 
+typedef struct hprof_args {
+	hf_hprof_options opt;
+	int heapdb;
+	int analysis;        /* heapdb: on unless --no-analysis; NDJSON: --analysis */
+} hprof_args;
+
 static int hprof_option(void *ctx, int argc, char **argv, int *i)
 {
-	hf_hprof_options *opt = ctx;
+	hprof_args *h = ctx;
+	hf_hprof_options *opt = &h->opt;
 	const char *a = argv[*i], *v;
 	int missing = 0;
-	if (!strcmp(a, "--values")) {
+	if (h->heapdb && !strcmp(a, "--no-analysis")) {
+		h->analysis = 0;
+	} else if (!h->heapdb && !strcmp(a, "--analysis")) {
+		h->analysis = 1;
+	} else if (!strcmp(a, "--values")) {
 		opt->values = 1;
 	} else if (!strcmp(a, "--salvage")) {
 		opt->salvage = 1;
@@ -54,7 +66,7 @@ static int hprof_option(void *ctx, int argc, char **argv, int *i)
 
 static hf_status hprof_run(void *ctx, cli_run *r, hf_error *err)
 {
-	hf_hprof_options opt = *(const hf_hprof_options *)ctx;
+	hf_hprof_options opt = ((const hprof_args *)ctx)->opt;
 	hf_input *in = NULL;
 	hf_status st = cli_run_open_input(r, &in, err);
 	if (st)
@@ -74,12 +86,45 @@ static hf_status hprof_run(void *ctx, cli_run *r, hf_error *err)
 	return st;
 }
 
+static void hprof_db_options(void *ctx, hf_heapdb_options *o)
+{
+	o->analysis = ((const hprof_args *)ctx)->analysis;
+}
+
+/* hprof2ndjson --analysis: the records also go to a temporary database,
+ * beside the output file (or in $TMPDIR for standard output), analysed at
+ * the end into heapfmt.node_analysis records (heapfmt/analysis.h). */
+static hf_status hprof_wrap_sink(void *ctx, const char *out, hf_sink **sink, hf_error *err)
+{
+	if (!((const hprof_args *)ctx)->analysis)
+		return HF_OK;
+	char beside[4096];
+	const char *tmpdir = getenv("TMPDIR");
+	if (strcmp(out, "-"))
+		snprintf(beside, sizeof beside, "%s", out);
+	else
+		snprintf(beside, sizeof beside, "%s/heapfmt-analysis", tmpdir && *tmpdir ? tmpdir : "/tmp");
+	return hf_analysis_sink_new(sink, *sink, beside, err);
+}
+
 int hprof_cli_main(const char *name, int heapdb, const char *help, int argc, char **argv)
 {
 	static const char *const exts[] = { ".hprof", ".bin", NULL };
-	hf_hprof_options opt;
-	hf_hprof_options_init(&opt);
-	cli_converter conv = { name, heapdb, help, heapdb ? ".db" : ".ndjson", exts,
-		                   hprof_option, hprof_run, &opt };
+	hprof_args h = { .heapdb = heapdb, .analysis = heapdb };
+	hf_hprof_options_init(&h.opt);
+	cli_converter conv = {
+		.name = name,
+		.heapdb = heapdb,
+		.help = help,
+		.out_ext = heapdb ? ".db" : ".ndjson",
+		.in_exts = exts,
+		.option = hprof_option,
+		.read = hprof_run,
+		.ctx = &h,
+	};
+	if (heapdb)
+		conv.db_options = hprof_db_options;
+	else
+		conv.wrap_sink = hprof_wrap_sink;
 	return cli_converter_main(&conv, argc, argv);
 }

@@ -58,6 +58,15 @@ int main(int argc, char **argv)
 	static const char *const exts[] = { ".ndjson", ".jsonl", ".json", NULL };
 	hf_ndjson_read_options opt;
 	hf_ndjson_read_options_init(&opt);
-	cli_converter conv = { "ndjson2heapdb", 1, help, ".db", exts, option, run, &opt };
+	cli_converter conv = {
+		.name = "ndjson2heapdb",
+		.heapdb = 1,
+		.help = help,
+		.out_ext = ".db",
+		.in_exts = exts,
+		.option = option,
+		.read = run,
+		.ctx = &opt,
+	};
 	return cli_converter_main(&conv, argc, argv);
 }

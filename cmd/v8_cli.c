@@ -24,6 +24,13 @@ static hf_status v8_run(void *ctx, cli_run *r, hf_error *err)
 int v8_cli_main(const char *name, int heapdb, const char *help, int argc, char **argv)
 {
 	static const char *const exts[] = { ".heapsnapshot", ".json", NULL };
-	cli_converter conv = { name, heapdb, help, heapdb ? ".db" : ".ndjson", exts, NULL, v8_run, NULL };
+	cli_converter conv = {
+		.name = name,
+		.heapdb = heapdb,
+		.help = help,
+		.out_ext = heapdb ? ".db" : ".ndjson",
+		.in_exts = exts,
+		.read = v8_run,
+	};
 	return cli_converter_main(&conv, argc, argv);
 }

@@ -36,12 +36,11 @@
 -- with <type> INTEGER for int, id and string_ref fields, REAL for real, TEXT
 -- for text and json; type_fields lists every field and its kind.
 --
--- Room left for analyses: per-node computed columns (retained size,
--- dominator, distance from the roots) are meant to go in a separate table
--- keyed like the node table, e.g.
---   CREATE TABLE node_analysis (identifier INTEGER NOT NULL,
---     dump INTEGER NOT NULL, ..., PRIMARY KEY (identifier, dump)) WITHOUT ROWID;
--- so that the tables below never change shape.  No writer creates it yet.
+-- Results computed from the graph (reachability, distance from the GC
+-- roots, immediate dominator, retained size) are in tables of their own,
+-- node_analysis and dump_analysis (at the end of this file), so that the
+-- tables above never change shape.  hprof2heapdb writes them unless given
+-- --no-analysis; heapdb-analyze adds them to an existing database.
 
 -- The writer sets a 64 KiB page (a property of the file) and builds the
 -- database with the journal off, in one transaction, under a temporary name
@@ -366,6 +365,59 @@ CREATE TABLE "hprof_class_field" (
 );
 
 -- ---------------------------------------------------------------------------
+-- Analysis tables: written by hprof2heapdb after the load (not with
+-- --no-analysis) or added later by heapdb-analyze, which replaces them.  Each
+-- heap dump is analysed on its own.  The graph analysed (schema/README.md
+-- "Analysis"): the objects of node; as references, every edge between two
+-- of them plus each object's reference to its class (node.class), except the
+-- field "referent" of an instance of java.lang.ref.Reference or of a
+-- subclass (WeakReference, SoftReference, PhantomReference, FinalReference),
+-- which the collector does not treat as a strong reference; above the GC
+-- roots (hprof_gc_root.object) a virtual super-root.
+-- ---------------------------------------------------------------------------
+
+-- node_analysis: one row per node (same key): reachability, distance from
+-- the roots, immediate dominator and retained size.
+CREATE TABLE node_analysis (
+  identifier INTEGER NOT NULL,    -- node.identifier
+  dump INTEGER NOT NULL,          -- node.dump
+  reachable INTEGER NOT NULL,     -- 1: reachable from a GC root through strong references;
+                                  -- 2: only through a Reference.referent (softly, weakly,
+                                  -- phantom or finalizer reachable); 0: unreachable (garbage the
+                                  -- dump still held).  distance, dominator and retained_size are
+                                  -- NULL unless reachable = 1
+  distance INTEGER,               -- references on a shortest strong path from a GC root (0: the
+                                  -- object is a root)
+  dominator INTEGER,              -- id of the immediate dominator: the object closest to this one
+                                  -- that lies on every strong path from the roots to it; 0: only
+                                  -- the virtual super-root (GC roots, and objects reachable from
+                                  -- several roots through no common object)
+  retained_size INTEGER,          -- bytes freed if this object were: its shallow size (node.size)
+                                  -- plus those of all the objects it dominates
+  PRIMARY KEY (identifier, dump)
+) WITHOUT ROWID;
+
+-- dump_analysis: one row per analysed heap dump: what the analysis saw.
+CREATE TABLE dump_analysis (
+  dump INTEGER PRIMARY KEY,       -- heap dump index
+  nodes INTEGER NOT NULL,         -- objects (node rows) of the dump
+  roots INTEGER NOT NULL,         -- distinct objects held by GC roots (present in the dump)
+  missing_roots INTEGER NOT NULL, -- hprof_gc_root rows naming an object not in the dump (ignored)
+  edges INTEGER NOT NULL,         -- strong references followed, class references included
+  class_edges INTEGER NOT NULL,   -- of which object -> its class; those to a class that is itself
+                                  -- a GC root are not counted (they change nothing)
+  referent_edges INTEGER NOT NULL,-- Reference.referent edges, not followed as strong
+  dangling_edges INTEGER NOT NULL,-- edges from or to an object not in the dump (ignored)
+  reachable INTEGER NOT NULL,     -- objects with node_analysis.reachable = 1
+  reachable_bytes INTEGER NOT NULL, -- their shallow bytes: the retained size of the super-root
+  weakly_reachable INTEGER NOT NULL, -- objects with reachable = 2
+  weakly_reachable_bytes INTEGER NOT NULL, -- their shallow bytes
+  unreachable INTEGER NOT NULL,   -- objects with reachable = 0
+  unreachable_bytes INTEGER NOT NULL, -- their shallow bytes
+  max_distance INTEGER            -- the largest distance; NULL when nothing is reachable
+);
+
+-- ---------------------------------------------------------------------------
 -- Indexes, created after the bulk load (not at all with --no-index)
 -- ---------------------------------------------------------------------------
 
@@ -380,6 +432,9 @@ CREATE INDEX "hprof_stack_trace_serial" ON "hprof_stack_trace" ("serial");
 CREATE INDEX "hprof_stack_trace_frame_trace_serial" ON "hprof_stack_trace_frame" ("trace_serial");
 CREATE INDEX "hprof_thread_serial" ON "hprof_thread" ("serial");
 CREATE INDEX "hprof_class_field_class" ON "hprof_class_field" ("class");
+-- The analysis's (not with --no-analysis either):
+CREATE INDEX node_analysis_by_dominator ON node_analysis (dominator, dump); -- what an object dominates
+CREATE INDEX node_analysis_by_retained ON node_analysis (retained_size); -- largest retained sizes
 
 -- Query-planner statistics (this creates SQLite's own table sqlite_stat1).
 -- The writer runs it with or without --no-index, after

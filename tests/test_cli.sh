@@ -1,5 +1,5 @@
 #!/bin/sh
-# Command-line manners of the HPROF converters: --help with an example,
+# Command-line manners of the HPROF converters and heapdb-analyze: --help with an example,
 # --version, exit codes, '-' for stdin/stdout, quiet when piped, no output
 # left behind on failure, an existing database kept without --force.
 # Usage: test_cli.sh TOOLS_DIR SAMPLE.hprof.gz
@@ -98,5 +98,35 @@ check "batch NDJSON equals a single conversion" sh -c "SOURCE_DATE_EPOCH=1 '$too
 check "two inputs for one output is a usage error" expect_rc 2 "$tools/hprof2heapdb" -o "$t/b2" "$t/one.hprof.gz" "$sample/../one.hprof.gz"
 check "a batch cannot read stdin" expect_rc 2 "$tools/hprof2heapdb" -o "$t/b3" -
 check "-j needs a positive number" expect_rc 2 "$tools/hprof2heapdb" -j 0 -o "$t/b4" "$sample"
+
+
+# The analysis: by default in hprof2heapdb, --no-analysis skips it,
+# heapdb-analyze adds it to an existing database with the same result.
+p=heapdb-analyze
+check "$p --help" expect_rc 0 "$tools/$p" --help
+check "$p --help shows usage and an example" grep -q "Examples:" "$t/out"
+check "$p --version" expect_rc 0 "$tools/$p" --version
+check "$p --version names heapfmt" grep -q "heapfmt" "$t/out"
+check "$p unknown option is a usage error" expect_rc 2 "$tools/$p" --bogus "$t/s.db"
+check "$p needs one argument" expect_rc 2 "$tools/$p"
+check "$p missing database is an I/O error" expect_rc 3 "$tools/$p" "$t/nope.db"
+check "$p: the error is one line" test "$(wc -l <"$t/err")" -le 2
+check "$p on a file that is not a database" expect_rc 1 "$tools/$p" "$t/cut.hprof"
+check "hprof2heapdb analyses by default" test "$(sqlite3 "$t/s.db" 'SELECT count(*) FROM node_analysis')" = \
+	"$(sqlite3 "$t/s.db" 'SELECT count(*) FROM node')"
+check "--no-analysis" expect_rc 0 "$tools/hprof2heapdb" --no-analysis "$sample" "$t/n.db"
+check "--no-analysis writes no node_analysis" test "$(sqlite3 "$t/n.db" \
+	"SELECT count(*) FROM sqlite_master WHERE name LIKE '%analysis%'")" = 0
+check "heapdb-analyze" expect_rc 0 "$tools/$p" --stats "$t/n.db"
+check "--stats prints the counts" grep -q "^reachable=[1-9]" "$t/out"
+check "heapdb-analyze gives what hprof2heapdb gave" test \
+	"$(sqlite3 "$t/s.db" 'SELECT * FROM node_analysis; SELECT * FROM dump_analysis' | md5sum)" = \
+	"$(sqlite3 "$t/n.db" 'SELECT * FROM node_analysis; SELECT * FROM dump_analysis' | md5sum)"
+check "heapdb-analyze again replaces the analysis" expect_rc 0 "$tools/$p" "$t/n.db"
+check "with the same rows" test "$(sqlite3 "$t/n.db" 'SELECT count(*) FROM node_analysis')" = \
+	"$(sqlite3 "$t/s.db" 'SELECT count(*) FROM node')"
+check "a DDM database has no GC roots" sh -c "sqlite3 '$t/d.db' 'CREATE TABLE node(x); CREATE TABLE edge(y)'"
+check "heapdb-analyze refuses it (exit 1)" expect_rc 1 "$tools/$p" "$t/d.db"
+check "the error names what is missing" grep -q "hprof_gc_root" "$t/err"
 echo "test_cli: $fails failed"
 [ "$fails" = 0 ]

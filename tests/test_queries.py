@@ -16,7 +16,11 @@ the same JVM) and checks:
     with `-cmd ".parameter set @id N"`, gives the right answer: the class
     histogram equals jcmd's, referrers equal the edges, paths from a root are
     chains of real edges as short as a breadth-first search finds, duplicate
-    strings and biggest arrays are what CorpusHeap allocated.
+    strings and biggest arrays are what CorpusHeap allocated;
+  - node_analysis agrees node by node with a dominator computation written
+    here (iterative, over a reverse postorder), and the analysis queries
+    (top_retained, dominator_path, leak_suspects, retained_by_class) give
+    what node_analysis says.
 
 Usage: test_queries.py HPROF2HEAPDB REPO_ROOT
 (hprof2ndjson is taken from beside hprof2heapdb.)  Exit 0 pass, 1 fail,
@@ -587,6 +591,259 @@ def check_metadata_documented(root, heap, db_path):
              sum(1 for n in heap.nodes.values() if "text" in n), "every String has its text")
 
 
+def independent_dominators(heap):
+    """The analysis recomputed here, another way: the iterative algorithm of
+    Cooper, Harvey and Kennedy over a reverse postorder, on the NDJSON graph
+    (schema/README.md "Analysis": strong edges, each object's class,
+    Reference.referent left out).  Returns (distance, dominator, retained)
+    dicts over the strongly reachable objects; dominator 0 is the super-root."""
+    nodes = heap.nodes
+    by_name = {n: i for i, n in heap.class_names.items()}
+    ref_root = by_name.get("java.lang.ref.Reference")
+    ref_classes = set()
+    for c in heap.class_names:
+        x, seen = c, set()
+        while x and x in nodes and x not in seen:
+            if x == ref_root:
+                ref_classes.add(c)
+                break
+            seen.add(x)
+            x = nodes[x].get("super")
+    succ = {}
+    for i, n in nodes.items():
+        out = []
+        if n["class"] in nodes:
+            out.append(n["class"])
+        for e in heap.edges_out.get(i, ()):
+            if e["dest"] not in nodes:
+                continue
+            if (e["subtype"] == 1 and n["class"] in ref_classes
+                    and heap.strings.get(e["label"]) == "referent"):
+                continue
+            out.append(e["dest"])
+        succ[i] = out
+    roots = [r for r in heap.roots if r in nodes]
+    # distances
+    dist = {r: 0 for r in roots}
+    level = list(roots)
+    while level:
+        nxt = []
+        for u in level:
+            for v in succ[u]:
+                if v not in dist:
+                    dist[v] = dist[u] + 1
+                    nxt.append(v)
+        level = nxt
+    # reverse postorder from the super-root (0)
+    SUPER = 0
+    order, seen = [], {SUPER}
+    stack = [(SUPER, iter(roots))]
+    while stack:
+        u, it = stack[-1]
+        v = next(it, None)
+        if v is None:
+            order.append(u)
+            stack.pop()
+        elif v not in seen:
+            seen.add(v)
+            stack.append((v, iter(succ[v])))
+    order.reverse()
+    rpo = {v: k for k, v in enumerate(order)}
+    preds = collections.defaultdict(list)
+    for r in roots:
+        preds[r].append(SUPER)
+    for u in order[1:]:
+        for v in succ[u]:
+            preds[v].append(u)
+    for v in preds:
+        preds[v].sort(key=rpo.get, reverse=True)
+    idom = {SUPER: SUPER}
+
+    def intersect(a, b):
+        while a != b:
+            while rpo[a] > rpo[b]:
+                a = idom[a]
+            while rpo[b] > rpo[a]:
+                b = idom[b]
+        return a
+    changed = True
+    while changed:
+        changed = False
+        for v in order[1:]:
+            new = None
+            for p in preds[v]:
+                if p in idom:
+                    new = p if new is None else intersect(p, new)
+            if idom.get(v) != new:
+                idom[v] = new
+                changed = True
+    retained = {v: nodes[v]["size"] for v in order[1:]}
+    for v in reversed(order[1:]):
+        if idom[v] != SUPER:
+            retained[idom[v]] += retained[v]
+    return dist, {v: idom[v] for v in order[1:]}, retained
+
+
+def check_analysis(qdir, db, heap):
+    con = sqlite3.connect("file:%s?mode=ro" % db, uri=True)
+    rows = {r[0]: r[1:] for r in con.execute(
+        "SELECT identifier, reachable, distance, dominator, retained_size FROM node_analysis WHERE dump = 0")}
+    (reachable_bytes,) = con.execute("SELECT reachable_bytes FROM dump_analysis WHERE dump = 0").fetchone()
+    sizes = {r[0]: r[1] for r in con.execute("SELECT identifier, size FROM node WHERE dump = 0")}
+    con.close()
+    check_eq(len(rows), len(heap.nodes), "node_analysis has a row per node")
+    # The analysis against an independent computation, node by node.
+    dist, idom, retained = independent_dominators(heap)
+    bad = []
+    for i in heap.nodes:
+        r = rows.get(i)
+        want = (1, dist[i], idom[i], retained[i]) if i in idom else None
+        got = r if r and r[0] == 1 else None
+        if want != got and not (want is None and r and r[0] in (0, 2) and r[1:] == (None, None, None)):
+            bad.append((i, got, want))
+    check_eq(bad[:5], [], "node_analysis agrees with an iterative dominator computation (%d differ)" % len(bad))
+    check(sum(1 for r in rows.values() if r[0] == 1) > 80000, "most objects are strongly reachable")
+    check_eq(reachable_bytes, sum(sizes[i] for i, r in rows.items() if r[0] == 1),
+             "dump_analysis.reachable_bytes")
+
+    def name(i):
+        return heap.class_of(i) if heap.nodes[i]["subtype"] != 4 or heap.class_of(i) else None
+
+    # top_retained
+    q = os.path.join(qdir, "top_retained.sql")
+    top = run_query(db, q)
+    check(top and set(top[0]) == {"object", "kind", "class", "shallow_bytes", "retained_bytes", "percent",
+                                  "distance", "dominator", "dump"}, "top_retained.sql columns")
+    want = sorted((i for i, r in rows.items() if r[0] == 1), key=lambda i: (-rows[i][3], i))[:20]
+    check_eq([t["object"] for t in top], want, "top_retained: the 20 largest retained sizes")
+    for t in top:
+        r = rows[t["object"]]
+        check_eq((t["retained_bytes"], t["distance"], t["dominator"], t["shallow_bytes"], t["class"]),
+                 (r[3], r[1], r[2], sizes[t["object"]], name(t["object"])), "top_retained row %d" % t["object"])
+        check_eq(t["percent"], round(100.0 * r[3] / reachable_bytes, 2), "top_retained percent")
+    check_eq(len(run_query(db, q, {"@limit": 3, "@dump": 0})), 3, "top_retained @limit 3")
+    check_eq(run_query(db, q, {"@dump": 1}), [], "top_retained @dump 1 (no such dump)")
+    # The 1 MiB byte[] CorpusHeap allocated is among them, retaining itself.
+    big = run_query(db, q, {"@limit": 10000})
+    check(any(t["class"] == "byte[]" and t["retained_bytes"] == 1048592 for t in big),
+          "top_retained lists the 1 MiB byte[]")
+
+    # dominator_path: the list node 3000 of CorpusHeap's linked list
+    q = os.path.join(qdir, "dominator_path.sql")
+    deep = max((i for i, r in rows.items() if r[0] == 1), key=lambda i: (rows[i][1], i))
+    for obj in (deep, top[3]["object"]):
+        path = run_query(db, q, {"@id": obj})
+        check(path and path[-1]["object"] == obj, "dominator_path ends at the object")
+        check_eq([p["depth"] for p in path], list(range(len(path))), "dominator_path depths")
+        if path:
+            check_eq(rows[path[0]["object"]][2], 0, "dominator_path starts under the super-root")
+        for a, b in zip(path, path[1:]):
+            check_eq(rows[b["object"]][2], a["object"], "dominator_path: each row dominates the next")
+        chain, x = [], obj
+        while x:
+            chain.append(x)
+            x = idom[x]
+        check_eq([p["object"] for p in path], chain[::-1], "dominator_path is the dominator chain")
+        for p in path:
+            check_eq((p["retained_bytes"], p["distance"], p["class"], p["reachable"]),
+                     (rows[p["object"]][3], rows[p["object"]][1], name(p["object"]), 1), "dominator_path row")
+            check_eq(p["root_kind"], ",".join(sorted(heap.roots[p["object"]])) or None
+                     if p["object"] in heap.roots else None, "dominator_path root kinds")
+    check(len(run_query(db, q, {"@id": deep})) > 3000, "the linked list's last node is thousands deep")
+    unreachable = [i for i, r in rows.items() if r[0] != 1]
+    if unreachable:
+        path = run_query(db, q, {"@id": unreachable[0]})
+        check_eq([(p["object"], p["retained_bytes"]) for p in path], [(unreachable[0], None)],
+                 "dominator_path of an object not strongly reachable")
+    check_eq(run_query(db, q, {"@id": 12345}), [], "dominator_path of an id that is not there")
+
+    # leak_suspects
+    q = os.path.join(qdir, "leak_suspects.sql")
+    for share in (0.05, 0.01, 0.002):
+        got = run_query(db, q, {"@share": share})
+        big = {i for i, r in rows.items() if r[0] == 1 and r[3] >= share * reachable_bytes}
+        holders = {rows[j][2] for j in big}
+        want = sorted((i for i in big if i not in holders), key=lambda i: (-rows[i][3], i))
+        check_eq([g["object"] for g in got], want, "leak_suspects @share %g" % share)
+        for g in got:
+            chain, x = [], g["object"]
+            while x:
+                chain.append("%s@0x%x (%d)" % (name(x), x, rows[x][3]))
+                x = idom[x]
+            check_eq(g["path"], " > ".join(reversed(chain)), "leak_suspects path of %d" % g["object"])
+            check_eq((g["retained_bytes"], g["class"]), (rows[g["object"]][3], name(g["object"])),
+                     "leak_suspects row")
+    check(run_query(db, q, {"@share": 0.01}), "leak suspects at 1 %")
+    # CorpusHeap's 50,000-node linked list: its head is an accumulation point.
+    got = run_query(db, q, {"@share": 0.05})
+    check(any(g["class"] == "corpusgen.CorpusHeap$Node" for g in got),
+          "the linked list of CorpusHeap$Node is a suspect at 5 %%: %r" % [(g["class"], g["percent"]) for g in got])
+
+    # retained_by_class
+    q = os.path.join(qdir, "retained_by_class.sql")
+    got = run_query(db, q, {"@limit": -1})
+    check(got and set(got[0]) == {"class", "instances", "shallow_bytes", "retained_bytes", "percent", "dump"},
+          "retained_by_class.sql columns")
+    per = collections.defaultdict(lambda: [0, 0, 0])
+    for i, n in heap.nodes.items():
+        key = heap.class_names.get(n["class"]) or ("java.lang.Class" if n["subtype"] == 1 else None)
+        if key is None:
+            continue
+        per[key][0] += 1
+        per[key][1] += n["size"]
+        r = rows[i]
+        d = r[2]
+        same = d and d in heap.nodes and heap.nodes[d]["class"] == n["class"] and \
+            heap.nodes[d]["subtype"] == n["subtype"]
+        if r[0] == 1 and not same:
+            per[key][2] += r[3]
+    mine = {g["class"]: [g["instances"], g["shallow_bytes"], g["retained_bytes"]] for g in got}
+    diff = [(k, mine.get(k), v) for k, v in per.items() if mine.get(k) != v]
+    check_eq(diff[:5], [], "retained_by_class agrees with node_analysis grouped here")
+    check(all(got[i]["retained_bytes"] >= got[i + 1]["retained_bytes"] for i in range(len(got) - 1)),
+          "retained_by_class is ordered by retained bytes")
+    check_eq(len(run_query(db, q)), min(50, len(got)), "retained_by_class default @limit 50")
+    node_row = mine.get("corpusgen.CorpusHeap$Node")
+    check(node_row and node_row[2] >= node_row[1], "the list nodes retain at least their own bytes: %r" % node_row)
+
+
+def check_ndjson_analysis(root, tool, dump, db, tmp):
+    """hprof2ndjson --analysis: declared heapfmt.node_analysis records, valid
+    against the schema, equal to node_analysis; the other lines unchanged."""
+    out = os.path.join(tmp, "analysis.ndjson")
+    p = subprocess.run([tool, "--analysis", dump, out], capture_output=True)
+    if not check(p.returncode == 0, "hprof2ndjson --analysis: exit %d: %s" % (p.returncode, p.stderr.decode())):
+        return
+    check(not [f for f in os.listdir(tmp) if "tmp-" in f], "no temporary database left beside the output")
+    lines = [json.loads(x) for x in open(out, "rb").read().split(b"\n") if x]
+    kinds = [r["record"] for r in lines]
+    check_eq(kinds[-1], "metadata", "the last line is still metadata")
+    check_eq(lines[-1]["key"], "heapfmt.complete", "heapfmt.complete last")
+    decl = [i for i, r in enumerate(lines) if r["record"] == "record_type" and r["name"] == "heapfmt.node_analysis"]
+    recs = [i for i, r in enumerate(lines) if r["record"] == "heapfmt.node_analysis"]
+    body = [i for i, r in enumerate(lines) if r["record"] in ("node", "edge", "string")]
+    check(len(decl) == 1 and recs and decl[0] < body[0] and body[-1] < recs[0],
+          "heapfmt.node_analysis declared with the others, its records after the body")
+    schema = json.load(open(os.path.join(root, "schema", "heapfmt.schema.json"), encoding="utf-8"))
+    v = Validator(schema)
+    invalid = [(r, v.validate(r)) for r in lines if r["record"] in ("heapfmt.node_analysis", "record_type")
+               and v.validate(r)]
+    check_eq(invalid[:3], [], "heapfmt.node_analysis lines validate against the schema")
+    check(v.validate({"record": "heapfmt.node_analysis", "identifier": 1, "dump": 0, "reachable": 3}),
+          "the schema rejects reachable 3")
+    con = sqlite3.connect("file:%s?mode=ro" % db, uri=True)
+    want = [r for r in con.execute("SELECT identifier, dump, reachable, distance, dominator, retained_size"
+                                   " FROM node_analysis ORDER BY identifier, dump")]
+    con.close()
+    got = [(r["identifier"], r["dump"], r["reachable"], r.get("distance"), r.get("dominator"),
+            r.get("retained_size")) for r in (lines[i] for i in recs)]
+    check_eq(len(got), len(want), "one heapfmt.node_analysis record per node")
+    check(got == want, "heapfmt.node_analysis records equal node_analysis")
+    plain = sum(1 for r in lines if r["record"] not in ("heapfmt.node_analysis",))
+    check_eq(plain, sum(1 for _ in open(os.path.join(tmp, "out.ndjson"), "rb")) + 1,
+             "--analysis adds its records and one declaration, nothing else")
+
+
 def check_histogram(qdir, db, heap, refs):
     rows = run_query(db, os.path.join(qdir, "class_histogram.sql"))
     check(rows and set(rows[0]) == {"class", "instances", "bytes", "dump"},
@@ -774,7 +1031,8 @@ def check_arrays(qdir, db, heap):
 
 def check_query_headers(qdir):
     for name in ("class_histogram.sql", "referrers.sql", "path_from_root.sql", "duplicate_strings.sql",
-                 "biggest_arrays.sql"):
+                 "biggest_arrays.sql", "top_retained.sql", "retained_by_class.sql", "dominator_path.sql",
+                 "leak_suspects.sql"):
         text = open(os.path.join(qdir, name), encoding="utf-8").read()
         check(text.startswith("-- " + name + ":"), name + " starts with a comment saying what it answers")
         check("sqlite3 " in text and "schema/queries/" + name in text, name + " says how to run it")
@@ -816,6 +1074,8 @@ def main():
         check_path(qdir, db, heap, values_heap)
         check_duplicates(qdir, db, heap)
         check_arrays(qdir, db, heap)
+        check_analysis(qdir, db, heap)
+        check_ndjson_analysis(root, ndjson_tool, dump, db, tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return done("test_queries")

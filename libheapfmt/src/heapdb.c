@@ -415,6 +415,17 @@ static hf_status db_finish(hf_sink *s, hf_error *err)
 			}
 		}
 	}
+	if (w->opt.analysis) {
+		/* The loading cache is not needed any more: give it back before
+		 * the analysis allocates its arrays. */
+		hf_analysis_options ao;
+		hf_analysis_options_init(&ao);
+		ao.no_index = w->opt.no_index;
+		if ((st = exec(w, "PRAGMA cache_size=-16384", err)))
+			return st;
+		if ((st = hf_analysis_run(w->db, &ao, NULL, err)))
+			return st;
+	}
 	if ((st = exec(w, "COMMIT", err)))
 		return st;
 	/* Statistics from a sample: a full ANALYZE would read every row again. */
@@ -480,7 +491,7 @@ hf_status hf_heapdb_sink_open(hf_sink **out, const char *path, const hf_heapdb_o
                               hf_error *err)
 {
 	*out = NULL;
-	hf_heapdb_options o = { 0, 0 };
+	hf_heapdb_options o = { 0, 0, 0 };
 	if (opt)
 		o = *opt;
 	struct stat sb;

@@ -3,6 +3,7 @@
 #define HF_INTERNAL_H
 
 #include "heapfmt/heapfmt.h"
+#include "heapfmt/analysis.h"
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,5 +72,12 @@ static inline bool hf_mul_overflows(uint64_t a, uint64_t b, uint64_t *r)
 {
 	return __builtin_mul_overflow(a, b, r);
 }
+
+/* ---- analysis (analysis.c) ---------------------------------------------- */
+/* Analyses the heap database open on db inside the caller's transaction:
+ * (re)creates node_analysis and dump_analysis. */
+struct sqlite3;
+hf_status hf_analysis_run(struct sqlite3 *db, const hf_analysis_options *opt,
+                          hf_analysis_stats *stats, hf_error *err);
 
 #endif

@@ -230,6 +230,8 @@ HF_API hf_status hf_ndjson_sink_open(hf_sink **out, const char *path, hf_error *
 typedef struct hf_heapdb_options {
 	int force;           /* replace an existing output file */
 	int no_index;        /* skip index creation (faster, for bulk pipelines) */
+	int analysis;        /* on finish, analyse the graph into node_analysis and
+	                      * dump_analysis (heapfmt/analysis.h; needs GC roots) */
 } hf_heapdb_options;
 /* SQLite database at path, built under a temporary name, renamed on finish. */
 HF_API hf_status hf_heapdb_sink_open(hf_sink **out, const char *path,

@@ -1,0 +1,1018 @@
+/*
+ * Analysis of a heap database: reachability and distance from the GC roots
+ * (breadth-first search), the dominator tree (Lengauer-Tarjan) and retained
+ * sizes, written to node_analysis and dump_analysis (schema/heapdb.sql).
+ *
+ * Memory.  Objects are numbered densely in key order (the node table is
+ * clustered by identifier, so a scan gives the ids sorted and an id maps to
+ * its number by a search); everything is an array of uint32 indexed by
+ * object number or by depth-first number, allocated whole and freed as soon
+ * as the next phase no longer needs it.  N objects, E references
+ * (class references included), n reachable objects + 1 (the super-root);
+ * the arrays held at once, phase by phase:
+ *
+ *   load     ids 8N, class ids 8N, successor offsets 4N, successors 4E
+ *   search   successor CSR 4N + 4E, distance 4N, queue 4N
+ *   DFS      successor CSR, distance, DFS number 4N, parent 4n, cursor 4n
+ *   preds    the above less the cursor, predecessor CSR 4n + 4E
+ *   dominators  distance, DFS number, ancestor, semi, label, idom 16n,
+ *            predecessor CSR 4n + 4E
+ *   output   ids 8N, retained 8N, distance 4N, dominator 4N, order 4n
+ *
+ * A reachable object other than a root has a strong reference into it, so
+ * E >= n - roots and each phase stays within 24N + 8E bytes.
+ *
+ * Lengauer-Tarjan, as implemented here: vertices are depth-first numbers,
+ * 0 the super-root above every GC root.  The steps go from the last vertex w
+ * down to 1; the vertices > w form the link-eval forest, so a link is
+ * implicit (parent and ancestor share one array, and "linked" is "number
+ * > w").  The bucket of a vertex s (the vertices whose semidominator is s)
+ * is emptied at step s itself, before s joins the forest: at that moment the
+ * forest holds exactly the tree path below s, which is what eval needs.  The
+ * bucket is a linked list whose head sits in semi[s] (unused until step s)
+ * and whose links sit in idom[] (unused until the bucket is emptied).  eval
+ * compresses paths with pointer reversal instead of recursion or a stack.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "internal.h"
+#include <sqlite3.h>
+#include <stdio.h>
+
+#define NONE UINT32_MAX
+#define WEAK_BIT 0x80000000u        /* a successor that is a Reference.referent */
+#define MAX_NODES 0x7FFFFFFEu
+#define DIST_WEAK (UINT32_MAX - 1)  /* distance[] of an object reachable only weakly */
+#define DIST_NONE UINT32_MAX        /* distance[] of an unreachable object */
+
+static const char analysis_ddl[] =
+	"DROP INDEX IF EXISTS node_analysis_by_dominator;"
+	"DROP INDEX IF EXISTS node_analysis_by_retained;"
+	"DROP TABLE IF EXISTS node_analysis;"
+	"DROP TABLE IF EXISTS dump_analysis;"
+	"CREATE TABLE node_analysis (identifier INTEGER NOT NULL, dump INTEGER NOT NULL,"
+	" reachable INTEGER NOT NULL, distance INTEGER, dominator INTEGER, retained_size INTEGER,"
+	" PRIMARY KEY (identifier, dump)) WITHOUT ROWID;"
+	"CREATE TABLE dump_analysis (dump INTEGER PRIMARY KEY, nodes INTEGER NOT NULL,"
+	" roots INTEGER NOT NULL, missing_roots INTEGER NOT NULL, edges INTEGER NOT NULL,"
+	" class_edges INTEGER NOT NULL, referent_edges INTEGER NOT NULL,"
+	" dangling_edges INTEGER NOT NULL, reachable INTEGER NOT NULL,"
+	" reachable_bytes INTEGER NOT NULL, weakly_reachable INTEGER NOT NULL,"
+	" weakly_reachable_bytes INTEGER NOT NULL, unreachable INTEGER NOT NULL,"
+	" unreachable_bytes INTEGER NOT NULL, max_distance INTEGER);";
+
+static const char analysis_indexes[] =
+	"CREATE INDEX node_analysis_by_dominator ON node_analysis (dominator, dump);"
+	"CREATE INDEX node_analysis_by_retained ON node_analysis (retained_size);";
+
+/* One dump's analysis: the arrays of the phases above and its counts. */
+typedef struct an {
+	sqlite3 *db;
+	hf_error *err;
+	int64_t dump;
+	size_t mem, peak;        /* bytes held in the arrays, now and at most */
+
+	uint32_t n;              /* objects of the dump */
+	int64_t *ids;            /* [n] sorted (as SQLite orders integers) */
+	uint32_t *succ_off;      /* [n+1] */
+	uint32_t *succ;          /* successors; WEAK_BIT marks a referent */
+	uint64_t nsucc;
+	uint32_t *roots;         /* distinct root objects */
+	uint32_t nroots;
+
+	uint32_t *dist;          /* [n] */
+	uint32_t *dfn;           /* [n] depth-first number, 0 = not reached */
+	uint32_t nv;             /* reachable objects + 1 */
+	uint32_t *idom;          /* [nv] by depth-first number */
+
+	/* counts for dump_analysis */
+	uint64_t class_edges, referent_edges, dangling_edges, missing_roots, edges;
+	uint64_t reachable_bytes, weak_bytes, unreachable_bytes, weak, unreachable;
+	uint32_t max_distance;
+} an;
+
+/* ---- memory ------------------------------------------------------------- */
+
+static void *an_alloc(an *a, size_t count, size_t size)
+{
+	if (count && size > SIZE_MAX / count)
+		return NULL;
+	void *p = malloc(count && size ? count * size : 1);
+	if (p) {
+		a->mem += count * size;
+		if (a->mem > a->peak)
+			a->peak = a->mem;
+	}
+	return p;
+}
+
+static void an_free(an *a, void *pp, size_t count, size_t size)
+{
+	void **p = pp;
+	if (*p) {
+		free(*p);
+		a->mem -= count * size;
+	}
+	*p = NULL;
+}
+
+/* Grows *p (count elements) to hold at least need; doubles. */
+static bool an_grow(an *a, void *pp, size_t *cap, size_t need, size_t size)
+{
+	void **p = pp;
+	if (need <= *cap)
+		return true;
+	size_t nc = *cap ? *cap : 1024;
+	while (nc < need)
+		nc *= 2;
+	void *np = realloc(*p, nc * size);
+	if (!np)
+		return false;
+	a->mem += (nc - *cap) * size;
+	if (a->mem > a->peak)
+		a->peak = a->mem;
+	*p = np;
+	*cap = nc;
+	return true;
+}
+
+static hf_status an_nomem(an *a)
+{
+	return hf_error_set(a->err, HF_ERR_NOMEM, "analysis: out of memory");
+}
+
+static hf_status an_sqlfail(an *a, const char *what)
+{
+	int code = sqlite3_errcode(a->db);
+	return hf_error_set(a->err, code == SQLITE_NOMEM ? HF_ERR_NOMEM : HF_ERR_IO,
+	                    "analysis: SQLite: %s: %s", what, sqlite3_errmsg(a->db));
+}
+
+static hf_status an_prepare(an *a, const char *sql, sqlite3_stmt **st)
+{
+	if (sqlite3_prepare_v2(a->db, sql, -1, st, NULL) != SQLITE_OK)
+		return an_sqlfail(a, "prepare");
+	return HF_OK;
+}
+
+static bool table_exists(sqlite3 *db, const char *name)
+{
+	sqlite3_stmt *st;
+	bool found = false;
+	if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1",
+	                       -1, &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+		found = sqlite3_step(st) == SQLITE_ROW;
+		sqlite3_finalize(st);
+	}
+	return found;
+}
+
+/* ---- id -> object number ----------------------------------------------- */
+
+static uint32_t an_find(const an *a, int64_t id)
+{
+	uint32_t lo = 0, hi = a->n;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (a->ids[mid] < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < a->n && a->ids[lo] == id ? lo : NONE;
+}
+
+/* ---- loading ------------------------------------------------------------ */
+
+/* Reads the ids and class ids of the dump's objects.  With *dump < 0 the
+ * dump is the first one met, and every other dump number is added to
+ * others (sorted, without repeats). */
+static hf_status load_nodes(an *a, int64_t **class_ids, int64_t **others, size_t *nothers,
+                            size_t *cap_others, bool discover)
+{
+	sqlite3_stmt *st;
+	hf_status rc = an_prepare(a, discover
+		? "SELECT identifier, dump, class FROM node NOT INDEXED ORDER BY identifier, dump"
+		: "SELECT identifier, dump, class FROM node NOT INDEXED WHERE dump = ?1"
+		  " ORDER BY identifier, dump", &st);
+	if (rc)
+		return rc;
+	if (!discover)
+		sqlite3_bind_int64(st, 1, a->dump);
+	size_t cap = 0, ccap = 0;
+	int step;
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st, 0), dump = sqlite3_column_int64(st, 1);
+		if (discover && a->dump < 0)
+			a->dump = dump;
+		if (dump != a->dump) {
+			size_t i = 0;
+			while (i < *nothers && (*others)[i] < dump)
+				i++;
+			if (i < *nothers && (*others)[i] == dump)
+				continue;
+			if (!an_grow(a, others, cap_others, *nothers + 1, sizeof **others)) {
+				sqlite3_finalize(st);
+				return an_nomem(a);
+			}
+			memmove(*others + i + 1, *others + i, (*nothers - i) * sizeof **others);
+			(*others)[i] = dump;
+			(*nothers)++;
+			continue;
+		}
+		if (a->n >= MAX_NODES) {
+			sqlite3_finalize(st);
+			return hf_error_set(a->err, HF_ERR_LIMIT, "analysis: more than %u objects in dump %lld",
+			                    MAX_NODES, (long long)a->dump);
+		}
+		if (a->n && id <= a->ids[a->n - 1]) {
+			sqlite3_finalize(st);
+			return hf_error_set(a->err, HF_ERR_FORMAT,
+			                    "analysis: the node table is not in key order");
+		}
+		if (!an_grow(a, &a->ids, &cap, (size_t)a->n + 1, sizeof *a->ids) ||
+		    !an_grow(a, class_ids, &ccap, (size_t)a->n + 1, sizeof **class_ids)) {
+			sqlite3_finalize(st);
+			return an_nomem(a);
+		}
+		a->ids[a->n] = id;
+		(*class_ids)[a->n] = sqlite3_column_int64(st, 2);
+		a->n++;
+	}
+	sqlite3_finalize(st);
+	if (step != SQLITE_DONE)
+		return an_sqlfail(a, "reading node");
+	/* Keep exactly n of each (the growth left room). */
+	a->mem -= (cap - a->n) * sizeof *a->ids + (ccap - a->n) * sizeof **class_ids;
+	if (a->n) {
+		void *p = realloc(a->ids, a->n * sizeof *a->ids);
+		if (p)
+			a->ids = p;
+		p = realloc(*class_ids, a->n * sizeof **class_ids);
+		if (p)
+			*class_ids = p;
+	}
+	return HF_OK;
+}
+
+/* The GC roots of the dump, as sorted distinct object numbers; root_bits
+ * marks them. */
+static hf_status load_roots(an *a, uint8_t *root_bits)
+{
+	sqlite3_stmt *st;
+	hf_status rc = an_prepare(a, "SELECT object FROM hprof_gc_root WHERE dump = ?1", &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, a->dump);
+	size_t cap = 0;
+	int step;
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		uint32_t i = an_find(a, sqlite3_column_int64(st, 0));
+		if (i == NONE) {
+			a->missing_roots++;
+			continue;
+		}
+		if (root_bits[i >> 3] & (1u << (i & 7)))
+			continue;
+		root_bits[i >> 3] |= (uint8_t)(1u << (i & 7));
+		if (!an_grow(a, &a->roots, &cap, (size_t)a->nroots + 1, sizeof *a->roots)) {
+			sqlite3_finalize(st);
+			return an_nomem(a);
+		}
+		a->roots[a->nroots++] = i;
+	}
+	sqlite3_finalize(st);
+	if (step != SQLITE_DONE)
+		return an_sqlfail(a, "reading hprof_gc_root");
+	return HF_OK;
+}
+
+static int cmp_i64(const void *x, const void *y)
+{
+	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+	return a < b ? -1 : a > b;
+}
+
+/* The classes of the dump that are java.lang.ref.Reference or extend it
+ * (sorted ids), and the string ids naming Reference's field "referent". */
+static hf_status load_reference_classes(an *a, int64_t **refs, size_t *nrefs, int64_t **labels,
+                                        size_t *nlabels)
+{
+	*nrefs = *nlabels = 0;
+	if (!table_exists(a->db, "node_class"))
+		return HF_OK;
+	sqlite3_stmt *st;
+	hf_status rc = an_prepare(a,
+		"SELECT c.node_identifier, c.super, s.data = 'java.lang.ref.Reference'"
+		" FROM node_class AS c LEFT JOIN strings AS s ON s.stringid = c.java_name"
+		" WHERE c.dump = ?1 ORDER BY c.node_identifier", &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, a->dump);
+	/* id, super, state (0 unknown, 1 a Reference class, 2 not one) */
+	int64_t *cls = NULL;
+	size_t n = 0, cap = 0;
+	int step;
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		if (!an_grow(a, &cls, &cap, 3 * (n + 1), sizeof *cls)) {
+			sqlite3_finalize(st);
+			an_free(a, &cls, cap, sizeof *cls);
+			return an_nomem(a);
+		}
+		cls[3 * n] = sqlite3_column_int64(st, 0);
+		cls[3 * n + 1] = sqlite3_column_int64(st, 1);
+		cls[3 * n + 2] = sqlite3_column_int(st, 2) == 1 ? 1 : 0;
+		n++;
+	}
+	sqlite3_finalize(st);
+	if (step != SQLITE_DONE) {
+		an_free(a, &cls, cap, sizeof *cls);
+		return an_sqlfail(a, "reading node_class");
+	}
+	int64_t reference = 0;
+	for (size_t i = 0; i < n; i++)
+		if (cls[3 * i + 2] == 1)
+			reference = cls[3 * i];
+	size_t rcap = 0;
+	for (size_t i = 0; i < n && reference; i++) {
+		/* Walk up the superclass chain (at most n steps: a loop ends it). */
+		int64_t c = cls[3 * i];
+		int state = 2;
+		for (size_t steps = 0; c && steps <= n; steps++) {
+			int64_t key[3] = { c, 0, 0 };
+			int64_t *hit = bsearch(key, cls, n, 3 * sizeof *cls, cmp_i64);
+			if (!hit)
+				break;
+			if (hit[2] == 1) {
+				state = 1;
+				break;
+			}
+			c = hit[1];
+		}
+		if (state == 1) {
+			if (!an_grow(a, refs, &rcap, *nrefs + 1, sizeof **refs)) {
+				an_free(a, &cls, cap, sizeof *cls);
+				return an_nomem(a);
+			}
+			(*refs)[(*nrefs)++] = cls[3 * i];
+		}
+	}
+	an_free(a, &cls, cap, sizeof *cls);
+	if (!reference)
+		return HF_OK;
+	/* The field's name as Reference's CLASS DUMP declares it; without the
+	 * hprof_class_field table, every string "referent". */
+	bool fields = table_exists(a->db, "hprof_class_field");
+	rc = an_prepare(a, fields
+		? "SELECT f.name FROM hprof_class_field AS f JOIN strings AS s ON s.stringid = f.name"
+		  " WHERE f.class = ?1 AND f.static = 0 AND s.data = 'referent'"
+		: "SELECT stringid FROM strings WHERE data = 'referent'", &st);
+	if (rc)
+		return rc;
+	if (fields)
+		sqlite3_bind_int64(st, 1, reference);
+	size_t lcap = 0;
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		if (!an_grow(a, labels, &lcap, *nlabels + 1, sizeof **labels)) {
+			sqlite3_finalize(st);
+			return an_nomem(a);
+		}
+		(*labels)[(*nlabels)++] = sqlite3_column_int64(st, 0);
+	}
+	sqlite3_finalize(st);
+	if (step != SQLITE_DONE)
+		return an_sqlfail(a, "reading the referent field");
+	return HF_OK;
+}
+
+/* Builds the successor lists: for object i, first its class (unless the
+ * class is a GC root, which no reference can change), then its edges in
+ * key order.  A referent edge gets WEAK_BIT. */
+static hf_status load_edges(an *a, const uint32_t *class_of, const uint8_t *ref_bits,
+                            const int64_t *labels, size_t nlabels)
+{
+	sqlite3_stmt *st;
+	hf_status rc = an_prepare(a,
+		"SELECT source, dest, edgetypeid, label FROM edge NOT INDEXED WHERE dump = ?1"
+		" ORDER BY source, dump, seq", &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, a->dump);
+	a->succ_off = an_alloc(a, (size_t)a->n + 1, sizeof *a->succ_off);
+	if (!a->succ_off) {
+		sqlite3_finalize(st);
+		return an_nomem(a);
+	}
+	size_t cap = 0;
+	uint64_t k = 0;
+	uint32_t next = 0; /* the lists of the objects before next are open or closed */
+	int step = SQLITE_DONE;
+#define PUSH(v) do { \
+		if (k >= UINT32_MAX) { rc = hf_error_set(a->err, HF_ERR_LIMIT, \
+			"analysis: more than 2^32 references in dump %lld", (long long)a->dump); goto out; } \
+		if (!an_grow(a, &a->succ, &cap, k + 1, sizeof *a->succ)) { rc = an_nomem(a); goto out; } \
+		a->succ[k++] = (v); } while (0)
+#define OPEN_NEXT() do { a->succ_off[next] = (uint32_t)k; \
+		if (class_of[next] != NONE) { PUSH(class_of[next]); a->class_edges++; } \
+		next++; } while (0)
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t source = sqlite3_column_int64(st, 0);
+		while (next < a->n && a->ids[next] <= source)
+			OPEN_NEXT();
+		uint32_t dest = an_find(a, sqlite3_column_int64(st, 1));
+		if (next == 0 || a->ids[next - 1] != source || dest == NONE) {
+			a->dangling_edges++;     /* from or to an object not in the dump */
+			continue;
+		}
+		uint32_t src = next - 1;
+		if (nlabels && sqlite3_column_int(st, 2) == 1 && (ref_bits[src >> 3] & (1u << (src & 7)))) {
+			int64_t label = sqlite3_column_int64(st, 3);
+			bool referent = false;
+			for (size_t l = 0; l < nlabels && !referent; l++)
+				referent = labels[l] == label;
+			if (referent) {
+				PUSH(dest | WEAK_BIT);
+				a->referent_edges++;
+				continue;
+			}
+		}
+		PUSH(dest);
+	}
+	if (step != SQLITE_DONE) {
+		rc = an_sqlfail(a, "reading edge");
+		goto out;
+	}
+	while (next < a->n)
+		OPEN_NEXT();
+	a->succ_off[a->n] = (uint32_t)k;
+	a->nsucc = k;
+	a->edges = k - a->referent_edges;
+	/* Give back the room the doubling left. */
+	if (cap > k) {
+		void *p = realloc(a->succ, (k ? k : 1) * sizeof *a->succ);
+		if (p)
+			a->succ = p;
+		a->mem -= (cap - k) * sizeof *a->succ;
+	}
+out:
+	sqlite3_finalize(st);
+	return rc;
+#undef PUSH
+#undef OPEN_NEXT
+}
+
+/* ---- reachability and distance ------------------------------------------ */
+
+/* Breadth-first from the roots over strong references: dist[] is the number
+ * of references on a shortest path from a root.  Then from everything
+ * reached, over referents too: what that reaches in addition is only
+ * weakly reachable. */
+static hf_status search(an *a, uint32_t *nstrong)
+{
+	uint32_t n = a->n;
+	a->dist = an_alloc(a, n, sizeof *a->dist);
+	uint32_t *queue = an_alloc(a, n ? n : 1, sizeof *queue);
+	if (!a->dist || !queue) {
+		an_free(a, &queue, n ? n : 1, sizeof *queue);
+		return an_nomem(a);
+	}
+	for (uint32_t i = 0; i < n; i++)
+		a->dist[i] = DIST_NONE;
+	uint32_t head = 0, tail = 0;
+	for (uint32_t r = 0; r < a->nroots; r++) {
+		a->dist[a->roots[r]] = 0;
+		queue[tail++] = a->roots[r];
+	}
+	while (head < tail) {
+		uint32_t u = queue[head++], du = a->dist[u] + 1;
+		for (uint32_t k = a->succ_off[u], end = a->succ_off[u + 1]; k < end; k++) {
+			uint32_t v = a->succ[k];
+			if (!(v & WEAK_BIT) && a->dist[v] == DIST_NONE) {
+				a->dist[v] = du;
+				queue[tail++] = v;
+			}
+		}
+	}
+	*nstrong = tail;
+	a->max_distance = tail ? a->dist[queue[tail - 1]] : 0;
+	for (head = 0; head < tail; head++) {
+		uint32_t u = queue[head];
+		for (uint32_t k = a->succ_off[u], end = a->succ_off[u + 1]; k < end; k++) {
+			uint32_t v = a->succ[k] & ~WEAK_BIT;
+			if (a->dist[v] == DIST_NONE) {
+				a->dist[v] = DIST_WEAK;
+				queue[tail++] = v;
+			}
+		}
+	}
+	a->weak = tail - *nstrong;
+	a->unreachable = n - tail;
+	an_free(a, &queue, n ? n : 1, sizeof *queue);
+	return HF_OK;
+}
+
+/* ---- depth-first numbering ---------------------------------------------- */
+
+/* Numbers the strongly reachable objects in depth-first preorder from the
+ * super-root (0), whose successors are the roots.  The path being explored
+ * is the chain of parents, and each vertex keeps its own position in its
+ * successor list (cursor), so no stack is needed.  parent[] comes out in
+ * depth-first numbers. */
+static hf_status number(an *a, uint32_t **parent_out, uint32_t **cursor_out)
+{
+	uint32_t nv = a->nv;
+	a->dfn = an_alloc(a, a->n, sizeof *a->dfn);
+	uint32_t *parent = an_alloc(a, nv, sizeof *parent);
+	uint32_t *cursor = an_alloc(a, nv, sizeof *cursor);
+	if (!a->dfn || !parent || !cursor) {
+		an_free(a, &parent, nv, sizeof *parent);
+		an_free(a, &cursor, nv, sizeof *cursor);
+		return an_nomem(a);
+	}
+	memset(a->dfn, 0, (size_t)a->n * sizeof *a->dfn);
+	uint32_t next = 1;
+	parent[0] = NONE;
+	cursor[0] = 0;
+	for (uint32_t r = 0; r < a->nroots; r++) {
+		uint32_t u = a->roots[r];
+		if (a->dfn[u])
+			continue;
+		a->dfn[u] = next;
+		parent[next] = NONE;     /* the super-root, as an object number */
+		cursor[next] = a->succ_off[u];
+		next++;
+		while (u != NONE) {
+			uint32_t d = a->dfn[u], end = a->succ_off[u + 1], down = NONE;
+			while (cursor[d] < end) {
+				uint32_t v = a->succ[cursor[d]++];
+				if (!(v & WEAK_BIT) && !a->dfn[v]) {
+					down = v;
+					break;
+				}
+			}
+			if (down == NONE) {
+				u = parent[d];
+				continue;
+			}
+			a->dfn[down] = next;
+			parent[next] = u;
+			cursor[next] = a->succ_off[down];
+			next++;
+			u = down;
+		}
+	}
+	if (next != nv)
+		return hf_error_set(a->err, HF_ERR_FORMAT, "analysis: %u objects numbered, %u reached",
+		                    next - 1, nv - 1);
+	for (uint32_t d = 1; d < nv; d++)
+		parent[d] = parent[d] == NONE ? 0 : a->dfn[parent[d]];
+	*parent_out = parent;
+	*cursor_out = cursor;
+	return HF_OK;
+}
+
+/* The predecessors of every reachable vertex, in depth-first numbers (the
+ * super-root precedes each root).  Frees the successor lists. */
+static hf_status predecessors(an *a, uint32_t **off_out, uint32_t **pred_out, uint32_t *npred_out)
+{
+	uint32_t nv = a->nv;
+	uint32_t *off = an_alloc(a, (size_t)nv + 1, sizeof *off);
+	if (!off)
+		return an_nomem(a);
+	memset(off, 0, ((size_t)nv + 1) * sizeof *off);
+	uint64_t total = a->nroots;
+	for (uint32_t r = 0; r < a->nroots; r++)
+		off[a->dfn[a->roots[r]] + 1]++;
+	for (uint32_t u = 0; u < a->n; u++) {
+		if (!a->dfn[u])
+			continue;
+		for (uint32_t k = a->succ_off[u], end = a->succ_off[u + 1]; k < end; k++) {
+			uint32_t v = a->succ[k];
+			if (!(v & WEAK_BIT)) {
+				off[a->dfn[v] + 1]++;
+				total++;
+			}
+		}
+	}
+	if (total >= UINT32_MAX) {
+		an_free(a, &off, (size_t)nv + 1, sizeof *off);
+		return hf_error_set(a->err, HF_ERR_LIMIT, "analysis: more than 2^32 references in dump %lld",
+		                    (long long)a->dump);
+	}
+	for (uint32_t d = 0; d < nv; d++)
+		off[d + 1] += off[d];
+	uint32_t *pred = an_alloc(a, total ? total : 1, sizeof *pred);
+	if (!pred) {
+		an_free(a, &off, (size_t)nv + 1, sizeof *off);
+		return an_nomem(a);
+	}
+	/* off[d] serves as the fill position of d, then is shifted back. */
+	for (uint32_t r = 0; r < a->nroots; r++)
+		pred[off[a->dfn[a->roots[r]]]++] = 0;
+	for (uint32_t u = 0; u < a->n; u++) {
+		uint32_t du = a->dfn[u];
+		if (!du)
+			continue;
+		for (uint32_t k = a->succ_off[u], end = a->succ_off[u + 1]; k < end; k++) {
+			uint32_t v = a->succ[k];
+			if (!(v & WEAK_BIT))
+				pred[off[a->dfn[v]]++] = du;
+		}
+	}
+	for (uint32_t d = nv; d > 0; d--)
+		off[d] = off[d - 1];
+	off[0] = 0;
+	an_free(a, &a->succ, a->nsucc ? a->nsucc : 1, sizeof *a->succ);
+	an_free(a, &a->succ_off, (size_t)a->n + 1, sizeof *a->succ_off);
+	*off_out = off;
+	*pred_out = pred;
+	*npred_out = (uint32_t)total;
+	return HF_OK;
+}
+
+/* ---- dominators --------------------------------------------------------- */
+
+/* eval(v) of link-eval while the forest holds the vertices > w: the vertex
+ * of smallest semidominator on the path from v up to (not including) the
+ * first vertex <= w.  Compresses that path: walks up reversing the ancestor
+ * pointers, then down restoring them to the path's top. */
+static uint32_t eval(uint32_t *anc, uint32_t *label, const uint32_t *semi, uint32_t v, uint32_t w)
+{
+	if (anc[v] <= w)
+		return label[v];
+	uint32_t x = v, prev = NONE;
+	while (anc[x] > w) {
+		uint32_t up = anc[x];
+		anc[x] = prev;
+		prev = x;
+		x = up;
+	}
+	uint32_t r = anc[x], top = x, y = prev;
+	while (y != NONE) {
+		uint32_t below = anc[y];
+		if (semi[label[top]] < semi[label[y]])
+			label[y] = label[top];
+		anc[y] = r;
+		top = y;
+		y = below;
+	}
+	return label[v];
+}
+
+/* Lengauer-Tarjan on depth-first numbers: a->idom[w] for every vertex w >= 1
+ * (0 is the super-root).  anc comes in as the parents and semi as free
+ * space; both are consumed. */
+static hf_status dominators(an *a, uint32_t *anc, uint32_t *semi, const uint32_t *off,
+                            const uint32_t *pred)
+{
+	uint32_t nv = a->nv;
+	uint32_t *label = an_alloc(a, nv, sizeof *label);
+	a->idom = an_alloc(a, nv, sizeof *a->idom);
+	if (!label || !a->idom) {
+		an_free(a, &label, nv, sizeof *label);
+		return an_nomem(a);
+	}
+	for (uint32_t v = 0; v < nv; v++) {
+		label[v] = v;
+		semi[v] = NONE;          /* before step v: the head of bucket(v) */
+		a->idom[v] = NONE;       /* until set: the next vertex in a bucket */
+	}
+	for (uint32_t w = nv - 1; w >= 1; w--) {
+		uint32_t bucket = semi[w], s = w;
+		for (uint32_t k = off[w]; k < off[w + 1]; k++) {
+			uint32_t v = pred[k], c = v <= w ? v : semi[eval(anc, label, semi, v, w)];
+			if (c < s)
+				s = c;
+		}
+		semi[w] = s;
+		while (bucket != NONE) {
+			uint32_t v = bucket, u = eval(anc, label, semi, v, w);
+			bucket = a->idom[v];
+			a->idom[v] = semi[u] < semi[v] ? u : w;
+		}
+		if (s == 0) {
+			a->idom[w] = 0;
+		} else {
+			a->idom[w] = semi[s];
+			semi[s] = w;
+		}
+	}
+	for (uint32_t w = 1; w < nv; w++)
+		if (a->idom[w] != semi[w])
+			a->idom[w] = a->idom[a->idom[w]];
+	an_free(a, &label, nv, sizeof *label);
+	return HF_OK;
+}
+
+/* ---- results ------------------------------------------------------------ */
+
+static hf_status write_results(an *a)
+{
+	uint32_t n = a->n, nv = a->nv;
+	/* Object number of each vertex; the dominator of each object by object
+	 * number (NONE: the super-root, or not strongly reachable). */
+	uint32_t *vertex = an_alloc(a, nv, sizeof *vertex);
+	uint32_t *dom = an_alloc(a, n ? n : 1, sizeof *dom);
+	if (!vertex || !dom) {
+		an_free(a, &vertex, nv, sizeof *vertex);
+		an_free(a, &dom, n ? n : 1, sizeof *dom);
+		return an_nomem(a);
+	}
+	vertex[0] = NONE;
+	for (uint32_t i = 0; i < n; i++)
+		if (a->dfn[i])
+			vertex[a->dfn[i]] = i;
+	for (uint32_t i = 0; i < n; i++)
+		dom[i] = a->dfn[i] ? vertex[a->idom[a->dfn[i]]] : NONE;
+	an_free(a, &a->idom, nv, sizeof *a->idom);
+	an_free(a, &a->dfn, n, sizeof *a->dfn);
+
+	/* Ids and shallow sizes again, in the same order. */
+	hf_status rc;
+	uint64_t *ret = an_alloc(a, n ? n : 1, sizeof *ret);
+	a->ids = an_alloc(a, n ? n : 1, sizeof *a->ids);
+	sqlite3_stmt *st = NULL;
+	if (!ret || !a->ids) {
+		rc = an_nomem(a);
+		goto out;
+	}
+	if ((rc = an_prepare(a, "SELECT identifier, size FROM node NOT INDEXED WHERE dump = ?1"
+	                        " ORDER BY identifier, dump", &st)))
+		goto out;
+	sqlite3_bind_int64(st, 1, a->dump);
+	uint32_t i = 0;
+	int step;
+	while ((step = sqlite3_step(st)) == SQLITE_ROW && i < n) {
+		a->ids[i] = sqlite3_column_int64(st, 0);
+		int64_t size = sqlite3_column_int64(st, 1);
+		ret[i] = size > 0 ? (uint64_t)size : 0;
+		if (a->dist[i] < DIST_WEAK)
+			a->reachable_bytes += ret[i];
+		else if (a->dist[i] == DIST_WEAK)
+			a->weak_bytes += ret[i];
+		else
+			a->unreachable_bytes += ret[i];
+		i++;
+	}
+	if (step != SQLITE_DONE && step != SQLITE_ROW) {
+		rc = an_sqlfail(a, "reading node");
+		goto out;
+	}
+	if (step == SQLITE_ROW || i != n) {
+		rc = hf_error_set(a->err, HF_ERR_FORMAT, "analysis: the node table changed while reading it");
+		goto out;
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	/* Children before their dominator: reverse depth-first order. */
+	for (uint32_t d = nv - 1; d >= 1; d--) {
+		uint32_t v = vertex[d];
+		if (dom[v] != NONE)
+			ret[dom[v]] += ret[v];
+	}
+	an_free(a, &vertex, nv, sizeof *vertex);
+
+	if ((rc = an_prepare(a, "INSERT INTO node_analysis VALUES (?1, ?2, ?3, ?4, ?5, ?6)", &st)))
+		goto out;
+	for (i = 0; i < n; i++) {
+		uint32_t dist = a->dist[i];
+		sqlite3_bind_int64(st, 1, a->ids[i]);
+		sqlite3_bind_int64(st, 2, a->dump);
+		sqlite3_bind_int(st, 3, dist < DIST_WEAK ? 1 : dist == DIST_WEAK ? 2 : 0);
+		if (dist < DIST_WEAK) {
+			sqlite3_bind_int64(st, 4, dist);
+			sqlite3_bind_int64(st, 5, dom[i] == NONE ? 0 : a->ids[dom[i]]);
+			sqlite3_bind_int64(st, 6, (sqlite3_int64)ret[i]);
+		} else {
+			sqlite3_bind_null(st, 4);
+			sqlite3_bind_null(st, 5);
+			sqlite3_bind_null(st, 6);
+		}
+		if (sqlite3_step(st) != SQLITE_DONE) {
+			rc = an_sqlfail(a, "insert into node_analysis");
+			goto out;
+		}
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	if ((rc = an_prepare(a, "INSERT INTO dump_analysis VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
+	                        " ?9, ?10, ?11, ?12, ?13, ?14, ?15)", &st)))
+		goto out;
+	sqlite3_int64 row[15] = { a->dump, n, a->nroots, (sqlite3_int64)a->missing_roots,
+		(sqlite3_int64)a->edges, (sqlite3_int64)a->class_edges,
+		(sqlite3_int64)a->referent_edges, (sqlite3_int64)a->dangling_edges, nv - 1,
+		(sqlite3_int64)a->reachable_bytes, (sqlite3_int64)a->weak, (sqlite3_int64)a->weak_bytes,
+		(sqlite3_int64)a->unreachable, (sqlite3_int64)a->unreachable_bytes, a->max_distance };
+	for (int c = 0; c < 15; c++)
+		sqlite3_bind_int64(st, c + 1, row[c]);
+	if (nv == 1)
+		sqlite3_bind_null(st, 15);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		rc = an_sqlfail(a, "insert into dump_analysis");
+out:
+	sqlite3_finalize(st);
+	an_free(a, &vertex, nv, sizeof *vertex);
+	an_free(a, &dom, n ? n : 1, sizeof *dom);
+	an_free(a, &ret, n ? n : 1, sizeof *ret);
+	return rc;
+}
+
+/* ---- one dump ------------------------------------------------------------ */
+
+static void an_release(an *a)
+{
+	free(a->ids);
+	free(a->succ_off);
+	free(a->succ);
+	free(a->roots);
+	free(a->dist);
+	free(a->dfn);
+	free(a->idom);
+	a->ids = NULL;
+	a->succ_off = a->succ = a->roots = a->dist = a->dfn = a->idom = NULL;
+}
+
+static hf_status analyse_dump(an *a, int64_t **others, size_t *nothers, size_t *cap_others,
+                              bool discover)
+{
+	hf_status rc;
+	int64_t *class_ids = NULL, *refs = NULL, *labels = NULL;
+	size_t nrefs = 0, nlabels = 0;
+	uint8_t *root_bits = NULL, *ref_bits = NULL;
+	uint32_t *class_of = NULL, *parent = NULL, *cursor = NULL, *off = NULL, *pred = NULL;
+	uint32_t nstrong = 0, npred = 0;
+	size_t nbits = 0;
+
+	if ((rc = load_nodes(a, &class_ids, others, nothers, cap_others, discover)))
+		goto out;
+	nbits = ((size_t)a->n + 8) / 8;
+	root_bits = an_alloc(a, nbits, 1);
+	ref_bits = an_alloc(a, nbits, 1);
+	if (!root_bits || !ref_bits) {
+		rc = an_nomem(a);
+		goto out;
+	}
+	memset(root_bits, 0, nbits);
+	memset(ref_bits, 0, nbits);
+	if ((rc = load_roots(a, root_bits)))
+		goto out;
+	if ((rc = load_reference_classes(a, &refs, &nrefs, &labels, &nlabels)))
+		goto out;
+	/* Class ids become object numbers, in place (a uint32 slot i never
+	 * overlaps an int64 slot > i). */
+	class_of = (uint32_t *)class_ids;
+	for (uint32_t i = 0; i < a->n; i++) {
+		int64_t c = class_ids[i];
+		uint32_t ci = c ? an_find(a, c) : NONE;
+		if (nrefs && bsearch(&c, refs, nrefs, sizeof *refs, cmp_i64))
+			ref_bits[i >> 3] |= (uint8_t)(1u << (i & 7));
+		if (ci != NONE && (root_bits[ci >> 3] & (1u << (ci & 7))))
+			ci = NONE;
+		class_of[i] = ci;
+	}
+	if ((rc = load_edges(a, class_of, ref_bits, labels, nlabels)))
+		goto out;
+	an_free(a, &class_ids, a->n, sizeof *class_ids);
+	an_free(a, &root_bits, nbits, 1);
+	an_free(a, &ref_bits, nbits, 1);
+	an_free(a, &a->ids, a->n, sizeof *a->ids);
+
+	if ((rc = search(a, &nstrong)))
+		goto out;
+	a->nv = nstrong + 1;
+	if ((rc = number(a, &parent, &cursor)))
+		goto out;
+	if ((rc = predecessors(a, &off, &pred, &npred)))
+		goto out;
+	if ((rc = dominators(a, parent, cursor, off, pred)))
+		goto out;
+	an_free(a, &parent, a->nv, sizeof *parent);
+	an_free(a, &cursor, a->nv, sizeof *cursor);
+	an_free(a, &off, (size_t)a->nv + 1, sizeof *off);
+	an_free(a, &pred, npred ? npred : 1, sizeof *pred);
+	rc = write_results(a);
+out:
+	free(class_ids);
+	free(refs);
+	free(labels);
+	free(root_bits);
+	free(ref_bits);
+	free(parent);
+	free(cursor);
+	free(off);
+	free(pred);
+	an_release(a);
+	return rc;
+}
+
+/* ---- entry points -------------------------------------------------------- */
+
+void hf_analysis_options_init(hf_analysis_options *opt)
+{
+	memset(opt, 0, sizeof *opt);
+}
+
+static void add_stats(hf_analysis_stats *s, const an *a)
+{
+	s->dumps++;
+	s->nodes += a->n;
+	s->roots += a->nroots;
+	s->missing_roots += a->missing_roots;
+	s->edges += a->edges;
+	s->class_edges += a->class_edges;
+	s->referent_edges += a->referent_edges;
+	s->dangling_edges += a->dangling_edges;
+	s->reachable += a->nv ? a->nv - 1 : 0;
+	s->weakly_reachable += a->weak;
+	s->unreachable += a->unreachable;
+	s->reachable_bytes += a->reachable_bytes;
+	if (a->max_distance > s->max_distance)
+		s->max_distance = a->max_distance;
+	if (a->peak > s->peak_memory)
+		s->peak_memory = a->peak;
+}
+
+hf_status hf_analysis_run(sqlite3 *db, const hf_analysis_options *opt, hf_analysis_stats *stats,
+                          hf_error *err)
+{
+	hf_analysis_options o;
+	hf_analysis_options_init(&o);
+	if (opt)
+		o = *opt;
+	hf_analysis_stats dummy;
+	if (!stats)
+		stats = &dummy;
+	memset(stats, 0, sizeof *stats);
+	static const char *const needed[] = { "node", "edge", "hprof_gc_root" };
+	for (size_t t = 0; t < sizeof needed / sizeof *needed; t++)
+		if (!table_exists(db, needed[t]))
+			return hf_error_set(err, HF_ERR_FORMAT,
+			                    "not a heap database of an HPROF dump: no table %s", needed[t]);
+	char *msg = NULL;
+	if (sqlite3_exec(db, analysis_ddl, NULL, NULL, &msg) != SQLITE_OK) {
+		hf_status st = hf_error_set(err, HF_ERR_IO, "analysis: SQLite: %s", msg ? msg : "error");
+		sqlite3_free(msg);
+		return st;
+	}
+	int64_t *others = NULL;
+	size_t nothers = 0, cap_others = 0, done = 0;
+	hf_status rc = HF_OK;
+	for (bool first = true; !rc; first = false) {
+		an a;
+		memset(&a, 0, sizeof a);
+		a.db = db;
+		a.err = err;
+		a.dump = -1;
+		if (!first) {
+			if (done == nothers)
+				break;
+			a.dump = others[done++];
+		}
+		rc = analyse_dump(&a, &others, &nothers, &cap_others, first);
+		if (!rc && a.n)
+			add_stats(stats, &a);
+		if (first && !a.n)
+			break;           /* no nodes at all */
+	}
+	free(others);
+	if (!rc && !o.no_index && sqlite3_exec(db, analysis_indexes, NULL, NULL, &msg) != SQLITE_OK) {
+		rc = hf_error_set(err, HF_ERR_IO, "analysis: SQLite: %s", msg ? msg : "error");
+		sqlite3_free(msg);
+	}
+	return rc;
+}
+
+hf_status hf_heapdb_analyze(const char *path, const hf_analysis_options *opt,
+                            hf_analysis_stats *stats, hf_error *err)
+{
+	sqlite3 *db = NULL;
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
+		hf_status st = hf_error_set(err, HF_ERR_IO, "SQLite: cannot open %s: %s", path,
+		                            db ? sqlite3_errmsg(db) : "out of memory");
+		sqlite3_close(db);
+		return st;
+	}
+	char *msg = NULL;
+	hf_status rc = HF_OK;
+	/* A small page cache: the scans are sequential. */
+	if (sqlite3_exec(db, "PRAGMA cache_size=-16384; PRAGMA temp_store=FILE;"
+	                     " BEGIN IMMEDIATE", NULL, NULL, &msg) != SQLITE_OK) {
+		int code = sqlite3_errcode(db);
+		rc = hf_error_set(err, code == SQLITE_NOTADB ? HF_ERR_FORMAT : HF_ERR_IO,
+		                  "SQLite: %s: %s", path, msg ? msg : "error");
+		sqlite3_free(msg);
+		sqlite3_close(db);
+		return rc;
+	}
+	rc = hf_analysis_run(db, opt, stats, err);
+	if (!rc && sqlite3_exec(db, "COMMIT; PRAGMA analysis_limit=1000; ANALYZE", NULL, NULL, &msg)
+	           != SQLITE_OK) {
+		rc = hf_error_set(err, HF_ERR_IO, "SQLite: %s: %s", path, msg ? msg : "error");
+		sqlite3_free(msg);
+	}
+	if (rc)
+		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+	if (sqlite3_close(db) != SQLITE_OK && !rc)
+		rc = hf_error_set(err, HF_ERR_IO, "SQLite: cannot close %s", path);
+	return rc;
+}
