@@ -167,7 +167,8 @@ static int prepare_input(const opts *o, const char *path, const char *which, cha
 	hf_error err;
 	hf_input *in = NULL;
 	hf_sink *sink = NULL;
-	hf_heapdb_options dbo = { .force = 1, .no_index = 1 }; /* the diff needs only the keys */
+	/* The diff needs only the keys; the analysis gives retained bytes. */
+	hf_heapdb_options dbo = { .force = 1, .no_index = 1, .analysis = 1 };
 	hf_status st = hf_input_open(&in, path, &err);
 	if (!st)
 		st = hf_heapdb_sink_open(&sink, db, &dbo, &err);
@@ -252,9 +253,9 @@ static void print_ndjson(const opts *o, const hf_diff *d, int crossed)
 	fputs(",\"after\":", stdout);
 	cli_json_string(stdout, o->args[1]);
 	printf(",\"objects_before\":%lld,\"objects_after\":%lld,\"bytes_before\":%lld,"
-	       "\"bytes_after\":%lld,\"classes_changed\":%zu,\"exceeded\":%d}\n",
+	       "\"bytes_after\":%lld,\"classes_changed\":%zu,\"retained\":%s,\"exceeded\":%d}\n",
 	       (long long)d->objects_before, (long long)d->objects_after, (long long)d->bytes_before,
-	       (long long)d->bytes_after, nchanged, crossed);
+	       (long long)d->bytes_after, nchanged, d->retained ? "true" : "false", crossed);
 	for (size_t i = 0; i < d->nclasses; i++) {
 		const hf_diff_class *c = &d->classes[i];
 		if (!selected(o, c->name) || !changed(c))
@@ -262,10 +263,15 @@ static void print_ndjson(const opts *o, const hf_diff *d, int crossed)
 		fputs("{\"record\":\"heapdiff.class\",\"class\":", stdout);
 		cli_json_string(stdout, c->name);
 		printf(",\"count_before\":%lld,\"count_after\":%lld,\"count_change\":%lld,"
-		       "\"bytes_before\":%lld,\"bytes_after\":%lld,\"bytes_change\":%lld}\n",
+		       "\"bytes_before\":%lld,\"bytes_after\":%lld,\"bytes_change\":%lld",
 		       (long long)c->count_before, (long long)c->count_after,
 		       (long long)(c->count_after - c->count_before), (long long)c->bytes_before,
 		       (long long)c->bytes_after, (long long)(c->bytes_after - c->bytes_before));
+		if (d->retained)
+			printf(",\"retained_before\":%lld,\"retained_after\":%lld,\"retained_change\":%lld",
+			       (long long)c->retained_before, (long long)c->retained_after,
+			       (long long)(c->retained_after - c->retained_before));
+		fputs("}\n", stdout);
 	}
 	for (size_t i = 0; i < d->nroots; i++) {
 		const hf_diff_root *r = &d->roots[i];
@@ -286,11 +292,23 @@ static void print_ndjson(const opts *o, const hf_diff *d, int crossed)
 	}
 }
 
-static void class_line(const hf_diff_class *c)
+static void class_header(const hf_diff *d)
 {
-	printf("  %10lld %+10lld  %13lld %+13lld  %s\n", (long long)c->count_after,
+	printf("  %10s %10s  %13s %13s", "instances", "change", "bytes", "change");
+	if (d->retained)
+		printf("  %13s %13s", "retained", "change");
+	printf("  class\n");
+}
+
+static void class_line(const hf_diff *d, const hf_diff_class *c)
+{
+	printf("  %10lld %+10lld  %13lld %+13lld", (long long)c->count_after,
 	       (long long)(c->count_after - c->count_before), (long long)c->bytes_after,
-	       (long long)(c->bytes_after - c->bytes_before), c->name);
+	       (long long)(c->bytes_after - c->bytes_before));
+	if (d->retained)
+		printf("  %13lld %+13lld", (long long)c->retained_after,
+		       (long long)(c->retained_after - c->retained_before));
+	printf("  %s\n", c->name);
 }
 
 static void print_text(const opts *o, const hf_diff *d)
@@ -318,16 +336,16 @@ static void print_text(const opts *o, const hf_diff *d)
 	printf("\nClasses that grew: %zu%s\n", grew,
 	       show_grew < grew ? " (the largest growth in bytes first; --top=0 for all)" : "");
 	if (show_grew)
-		printf("  %10s %10s  %13s %13s  %s\n", "instances", "change", "bytes", "change", "class");
+		class_header(d);
 	for (size_t i = 0, k = 0; i < d->nclasses && k < show_grew; i++)
 		if (selected(o, d->classes[i].name) && changed(&d->classes[i]))
-			class_line(&d->classes[i]), k++;
+			class_line(d, &d->classes[i]), k++;
 	printf("\nClasses that shrank: %zu\n", shrank);
 	if (show_shrank)
-		printf("  %10s %10s  %13s %13s  %s\n", "instances", "change", "bytes", "change", "class");
+		class_header(d);
 	for (size_t i = d->nclasses, k = 0; i-- > 0 && k < show_shrank;)
 		if (selected(o, d->classes[i].name) && changed(&d->classes[i]))
-			class_line(&d->classes[i]), k++;
+			class_line(d, &d->classes[i]), k++;
 	printf("\nGC roots by kind:\n");
 	if (!d->nroots)
 		printf("  (none in either)\n");

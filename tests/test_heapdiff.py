@@ -71,6 +71,12 @@ def main():
           "leak.Session: 0 -> 5000 (%r)" % s)
     check(s.get("bytes_change") == ha["leak.Session"][1], "leak.Session bytes as jcmd")
     check(classes.get("leak.Token", {}).get("count_change") == 5000, "leak.Token +5000")
+    # Retained (the dumps are analysed): each Session keeps its Token and its
+    # byte[64] (align8(16 + 64) = 80 bytes) alive, nothing else.
+    want = ha["leak.Session"][1] + ha["leak.Token"][1] + 5000 * 80
+    check(rec["heapdiff.summary"][0]["retained"] and s.get("retained_before") == 0
+          and s.get("retained_change") == want,
+          "leak.Session retains %d more bytes (%r)" % (want, s.get("retained_change")))
     new = rec.get("heapdiff.new_object", [])
     check(len(new) == 5 and new[0]["class"] == "long[]" and new[0]["size"] == 1600016,
           "the largest new object is the leaked long[200000] (%r)" % new[:1])

@@ -69,11 +69,12 @@ static hf_status attach(differ *d, const char *path, const char *schema)
 	return HF_OK;
 }
 
-/* temp.h_<s>(name, n, bytes): the class histogram of schema s by class name,
- * named as schema/queries/class_histogram.sql names classes.  Spelled out
- * per case: a join on a table that does not exist (a DDM database has no
- * node_class) does not prepare. */
-static hf_status histogram(differ *d, const char *s)
+/* temp.h_<s>(name, n, bytes, retained): the class histogram of schema s by
+ * class name, named as schema/queries/class_histogram.sql names classes,
+ * with retained bytes as schema/queries/retained_by_class.sql adds them up
+ * (NULL without the analysis).  Spelled out per case: a join on a table
+ * that does not exist (a DDM database has no node_class) does not prepare. */
+static hf_status histogram(differ *d, const char *s, int analysed)
 {
 	char load[256] = "";
 	if (has_table(d, s, "hprof_load_class"))
@@ -81,25 +82,39 @@ static hf_status histogram(differ *d, const char *s)
 		         "(SELECT ln.data FROM %s.hprof_load_class AS l JOIN %s.strings AS ln"
 		         " ON ln.stringid = l.java_name WHERE l.class = h.class AND h.class <> 0 LIMIT 1),",
 		         s, s);
+	/* An object whose immediate dominator is of its own class is inside
+	 * that one's retained size already: counted once, from the top. */
+	char *retained = analysed
+		? sqlite3_mprintf("sum(CASE WHEN a.reachable = 1 AND NOT coalesce(dn.class = n.class AND"
+		                  " dn.nodetypeid = n.nodetypeid, 0) THEN a.retained_size ELSE 0 END)"
+		                  " AS retained FROM %s.node AS n"
+		                  " JOIN %s.node_analysis AS a ON a.identifier = n.identifier AND a.dump = n.dump"
+		                  " LEFT JOIN %s.node AS dn ON dn.identifier = a.dominator AND dn.dump = a.dump",
+		                  s, s, s)
+		: sqlite3_mprintf("NULL AS retained FROM %s.node AS n", s);
+	if (!retained)
+		return hf_error_set(d->err, HF_ERR_NOMEM, "out of memory");
 	char *sql;
 	if (has_table(d, s, "node_class") && has_table(d, s, "strings"))
 		sql = sqlite3_mprintf(
 			"CREATE TEMP TABLE h_%s AS "
 			"SELECT coalesce(cn.data, %s CASE h.kind WHEN 1 THEN 'java.lang.Class' END,"
 			"                printf('<class 0x%%x>', h.class)) AS name,"
-			"       sum(h.n) AS n, sum(h.bytes) AS bytes "
-			"FROM (SELECT dump, class, CASE WHEN class = 0 THEN nodetypeid ELSE 0 END AS kind,"
-			"             count(*) AS n, sum(size) AS bytes"
-			"      FROM %s.node GROUP BY dump, class, kind) AS h "
+			"       sum(h.n) AS n, sum(h.bytes) AS bytes, sum(h.retained) AS retained "
+			"FROM (SELECT n.dump AS dump, n.class AS class,"
+			"             CASE WHEN n.class = 0 THEN n.nodetypeid ELSE 0 END AS kind,"
+			"             count(*) AS n, sum(n.size) AS bytes, %s"
+			"      GROUP BY n.dump, n.class, kind) AS h "
 			"LEFT JOIN %s.node_class AS c ON c.node_identifier = h.class AND c.dump = h.dump "
 			"LEFT JOIN %s.strings AS cn ON cn.stringid = c.java_name "
 			"GROUP BY name",
-			s, load, s, s, s);
+			s, load, retained, s, s);
 	else
 		sql = sqlite3_mprintf("CREATE TEMP TABLE h_%s AS "
-		                      "SELECT printf('<class 0x%%x>', class) AS name, count(*) AS n,"
-		                      " sum(size) AS bytes FROM %s.node GROUP BY name",
-		                      s, s);
+		                      "SELECT printf('<class 0x%%x>', n.class) AS name, count(*) AS n,"
+		                      " sum(n.size) AS bytes, %s GROUP BY name",
+		                      s, retained);
+	sqlite3_free(retained);
 	if (!sql)
 		return hf_error_set(d->err, HF_ERR_NOMEM, "out of memory");
 	hf_status st = exec(d, sql);
@@ -156,7 +171,8 @@ static hf_status class_row(sqlite3_stmt *q, void *ctx)
 	c->bytes_before = sqlite3_column_int64(q, 2);
 	c->count_after = sqlite3_column_int64(q, 3);
 	c->bytes_after = sqlite3_column_int64(q, 4);
-	c->retained_before = c->retained_after = -1;
+	c->retained_before = r->retained ? sqlite3_column_int64(q, 5) : -1;
+	c->retained_after = r->retained ? sqlite3_column_int64(q, 6) : -1;
 	return HF_OK;
 }
 
@@ -216,13 +232,16 @@ static const char *roots_of(differ *d, const char *s, char *buf, size_t size)
 static hf_status compute(differ *d, const char *before, const char *after, size_t top, hf_diff *r)
 {
 	hf_status st;
-	if ((st = attach(d, before, "a")) || (st = attach(d, after, "b")) ||
-	    (st = histogram(d, "a")) || (st = histogram(d, "b")))
+	if ((st = attach(d, before, "a")) || (st = attach(d, after, "b")))
+		return st;
+	/* Retained bytes only when both hold the analysis. */
+	r->retained = has_table(d, "a", "node_analysis") && has_table(d, "b", "node_analysis");
+	if ((st = histogram(d, "a", r->retained)) || (st = histogram(d, "b", r->retained)))
 		return st;
 	st = each_row(d,
-		"SELECT name, sum(nb), sum(bb), sum(na), sum(ba) FROM ("
-		"  SELECT name, n AS nb, bytes AS bb, 0 AS na, 0 AS ba FROM temp.h_a"
-		"  UNION ALL SELECT name, 0, 0, n, bytes FROM temp.h_b)"
+		"SELECT name, sum(nb), sum(bb), sum(na), sum(ba), sum(rb), sum(ra) FROM ("
+		"  SELECT name, n AS nb, bytes AS bb, 0 AS na, 0 AS ba, retained AS rb, 0 AS ra FROM temp.h_a"
+		"  UNION ALL SELECT name, 0, 0, n, bytes, 0, retained FROM temp.h_b)"
 		" GROUP BY name ORDER BY sum(ba) - sum(bb) DESC, sum(na) - sum(nb) DESC, name",
 		class_row, r);
 	if (st)

@@ -7,7 +7,9 @@
  *    database.  Classes are matched by name, not by object id (ids are
  *    addresses and change between dumps); several classes of one name (other
  *    class loaders) are counted together.  Where both databases hold the
- *    analysis (table node_analysis), retained bytes per class too.
+ *    analysis (table node_analysis), retained bytes per class too, added up
+ *    as schema/queries/retained_by_class.sql does (an object dominated by
+ *    one of its own class is counted inside that one).
  *  - GC roots: the number of roots of each kind in each database (a kind with
  *    none before is new, one with none after has vanished).
  *  - new objects: the largest objects of the second database whose
