@@ -1114,6 +1114,57 @@ static void scen_all_records(buf *b)
 	rec_end(b, at);
 }
 
+/* ---- hostile scenarios: declared sizes the file cannot hold ------------- *
+ * Each file is a few hundred bytes whose last record declares up to 4 GB; a
+ * reader that allocated what is declared before reading it would need that
+ * much memory.  The reader must fail quickly with "the file ends inside". */
+
+/* huge-string-array: String 0x4000's value char[] 0x3000 declares
+ * 0x7FFFF000 chars (4 GB) in a segment declaring 0xFFFFFFFF bytes; four
+ * bytes of it are there. */
+static void scen_huge_string_array(buf *b)
+{
+	size_t at = small_start(b, "JAVA PROFILE 1.0.2", TAG_HEAP_DUMP_SEGMENT);
+	small_classes(b);
+	string_classes(b);
+	string(b, 0x4000, 0x3000);
+	u1(b, SUB_PRIMITIVE_ARRAY_DUMP);
+	id(b, 0x3000);
+	u4(b, 1);
+	u4(b, 0x7FFFF000);
+	u1(b, T_CHAR);
+	put(b, "\0H\0i", 4);
+	patch4(b, at, 0xFFFFFFFF);
+}
+
+/* huge-object-array: an Object[] 0x3000 declaring 0x3FFFF000 elements in a
+ * segment declaring 0xFFFFFFFF bytes; one element is there. */
+static void scen_huge_object_array(buf *b)
+{
+	size_t at = small_start(b, "JAVA PROFILE 1.0.2", TAG_HEAP_DUMP_SEGMENT);
+	small_classes(b);
+	u1(b, SUB_OBJECT_ARRAY_DUMP);
+	id(b, 0x3000);
+	u4(b, 1);
+	u4(b, 0x3FFFF000);
+	id(b, SM_OBJECT);
+	id(b, 0x1000);
+	patch4(b, at, 0xFFFFFFFF);
+}
+
+/* huge-record: a TRACE record declaring 60 MiB (under the reader's 64 MiB
+ * limit for records it reads whole) with 12 bytes of body. */
+static void scen_huge_record(buf *b)
+{
+	header(b, "JAVA PROFILE 1.0.2", 4, 1300000000000ULL);
+	utf8(b, SM_S_OBJECT, "java/lang/Object");
+	size_t at = rec_begin(b, TAG_TRACE);
+	u4(b, 1);
+	u4(b, 1);
+	u4(b, 15 << 20);
+	patch4(b, at, 60 << 20);
+}
+
 static const struct scenario {
 	const char *name;
 	void (*write)(buf *b);
@@ -1132,6 +1183,11 @@ static const struct scenario {
 	{ "superclass-cycle", scen_superclass_cycle, "class A super B super A; C its own superclass" },
 	{ "unknown-subtag", scen_unknown_subtag, "the heap-dump sub-record tag 0x42" },
 	{ "all-records", scen_all_records, "every top-level record kind and every GC-root kind" },
+	{ "huge-string-array", scen_huge_string_array,
+	  "a String's char[] declaring 4 GB in a file of a few hundred bytes" },
+	{ "huge-object-array", scen_huge_object_array,
+	  "an Object[] declaring a billion elements in a file of a few hundred bytes" },
+	{ "huge-record", scen_huge_record, "a TRACE record declaring 60 MiB with 12 bytes of body" },
 };
 #define NSCENARIOS (sizeof scenarios / sizeof *scenarios)
 

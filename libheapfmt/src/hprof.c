@@ -1467,13 +1467,10 @@ static hf_status primitive_array_dump(reader *r, heap_ctx *h, uint64_t start, in
 	} else if (want_values || (pending && bytes > HF_INPUT_MAX_PEEK)) {
 		/* Stream the contents in pieces. */
 		uint64_t done = 0;
-		if (pending) {
-			/* A String whose array is larger than one peek: decode from a copy. */
-			hf_buf *tb = &r->tmp;
-			tb->len = 0;
-			if (!hf_buf_reserve(tb, (size_t)bytes))
-				return nomem(r);
-		}
+		/* A String whose array is larger than one peek: decode from a copy,
+		 * which grows as the elements are read (the count is only a claim
+		 * until they are there). */
+		r->tmp.len = 0;
 		while (done < bytes) {
 			uint64_t chunk = bytes - done;
 			if (chunk > ((uint64_t)1 << 20))
@@ -1485,8 +1482,8 @@ static hf_status primitive_array_dump(reader *r, heap_ctx *h, uint64_t start, in
 				for (uint64_t k = 0; k < chunk / esz; k++)
 					if (((done || k) && !hf_buf_append(js, ",", 1)) || !json_prim(js, t, p + k * esz))
 						return nomem(r);
-			if (pending)
-				hf_buf_append(&r->tmp, p, (size_t)chunk);
+			if (pending && !hf_buf_append(&r->tmp, p, (size_t)chunk))
+				return nomem(r);
 			take(r, h, (size_t)chunk);
 			done += chunk;
 		}
