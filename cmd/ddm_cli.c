@@ -105,7 +105,7 @@ static int parse(const ddm_cli_prog *prog, ddm_args *c, int argc, char **argv)
 
 int ddm_cli_main(const ddm_cli_prog *prog, int argc, char **argv)
 {
-	cli_prog = prog->name;
+	cli_init(prog->name);
 	ddm_args c;
 	int rc = parse(prog, &c, argc, argv);
 	if (rc >= 0)
