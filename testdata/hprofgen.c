@@ -1165,6 +1165,31 @@ static void scen_huge_record(buf *b)
 	patch4(b, at, 60 << 20);
 }
 
+/* deep-chain: 4000 classes, each the subclass of the one before and with 8
+ * int fields of its own, and one instance of each (without field bytes).
+ * Laying out every class over its whole chain would take 4000 * 4000 / 2 * 8
+ * flattened fields, some 2 GB, from 400 kB of input. */
+enum { DC_CLASSES = 4000, DC_FIELDS = 8, DC_CLASS = 0x10000, DC_OBJ = 0x100000 };
+static void scen_deep_chain(buf *b)
+{
+	size_t at = small_start(b, "JAVA PROFILE 1.0.2", TAG_HEAP_DUMP_SEGMENT);
+	small_classes(b);
+	field fields[DC_FIELDS];
+	for (unsigned i = 0; i < DC_FIELDS; i++)
+		fields[i] = (field){ SM_S_N, T_INT, 0 };
+	for (unsigned i = 0; i < DC_CLASSES; i++) {
+		cdump c = { .id = DC_CLASS + i, .super = i ? DC_CLASS + i - 1 : SM_OBJECT,
+		            .isize = 4 * DC_FIELDS * (i + 1), .fields = fields, .nif = DC_FIELDS };
+		class_dump(b, &c);
+	}
+	buf none = { 0 };
+	for (unsigned i = 0; i < DC_CLASSES; i++)
+		instance_dump(b, DC_OBJ + i, DC_CLASS + i, &none);
+	rec_end(b, at);
+	at = rec_begin(b, TAG_HEAP_DUMP_END);
+	rec_end(b, at);
+}
+
 static const struct scenario {
 	const char *name;
 	void (*write)(buf *b);
@@ -1188,6 +1213,8 @@ static const struct scenario {
 	{ "huge-object-array", scen_huge_object_array,
 	  "an Object[] declaring a billion elements in a file of a few hundred bytes" },
 	{ "huge-record", scen_huge_record, "a TRACE record declaring 60 MiB with 12 bytes of body" },
+	{ "deep-chain", scen_deep_chain,
+	  "4000 classes in one superclass chain, 8 fields each: 2 GB if every class held its chain" },
 };
 #define NSCENARIOS (sizeof scenarios / sizeof *scenarios)
 

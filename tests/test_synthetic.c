@@ -764,6 +764,19 @@ static void check_superclass_cycle(sqlite3 *db, const conv *c)
 	CHECK_EQ_I(qi(db, "SELECT count(*) FROM edge WHERE edgetypeid = 1"), 0, "no fields decoded");
 }
 
+/* deep-chain: every instance converts; none has field bytes, so each gets a
+ * warning, either for the bytes its chain declares or (past the budget of
+ * flattened fields) for a class not laid out.  The memory bound is the
+ * ASan RSS limit meson sets. */
+static void check_deep_chain(sqlite3 *db, const conv *c)
+{
+	CHECK_EQ_I(count_nodes(db, 2), 4000, "instances");
+	CHECK_EQ_I(count_nodes(db, 1), 4003, "classes");
+	CHECK_STR(meta(db, "hprof.warnings"), "4000", "one warning per instance");
+	CHECK(c->stats.warnings == 4000, "warnings: %llu", (unsigned long long)c->stats.warnings);
+	CHECK_EQ_I(edges(db, 4, 0x10000 + 3999, 0x10000 + 3998, NULL), 1, "the deepest class's super");
+}
+
 static void check_all_records(sqlite3 *db, const conv *c)
 {
 	(void)c;
@@ -985,6 +998,7 @@ static const struct {
 	{ "jdk6-strings", check_jdk6_strings },
 	{ "superclass-cycle", check_superclass_cycle },
 	{ "all-records", check_all_records },
+	{ "deep-chain", check_deep_chain },
 	{ "unknown-tag", NULL },     /* needs the file: see below */
 	{ "truncated", NULL },
 };

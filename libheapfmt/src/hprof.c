@@ -49,6 +49,8 @@ enum { T_OBJECT = 2, T_BOOLEAN = 4, T_CHAR = 5, T_FLOAT = 6, T_DOUBLE = 7, T_BYT
 
 #define MAX_WARNINGS_KEPT 20
 #define MAX_CLASS_CHAIN 4096
+/* Flattened fields (class_layout) always allowed, beyond one per input byte. */
+#define FLAT_FIELDS_FREE ((uint64_t)1 << 20)
 #define MAX_SMALL_RECORD ((uint64_t)64 << 20)
 #define DEFAULT_SPOOL_MEMORY ((size_t)64 << 20)
 #define DEFAULT_STRING_CACHE ((size_t)32 << 20)
@@ -77,7 +79,7 @@ typedef struct class_info {
 	int dumped;
 	int fields_emitted;
 	/* Layout over the superclass chain, computed on first use. */
-	int layout;          /* 0 not yet, 1 ok, -1 broken (cycle / too deep) */
+	int layout;          /* 0 not yet, 1 ok, -1 broken (cycle / too deep), -2 over budget */
 	uint32_t total;      /* serialized bytes of all instance fields */
 	flat_field *flat;
 	uint32_t nflat;
@@ -135,6 +137,7 @@ typedef struct reader {
 	size_t last_class_ix; /* SIZE_MAX: none */
 	class_info *classes;
 	size_t nclasses, capclasses;
+	uint64_t flat_fields; /* entries of every class's flat[] together */
 	hf_map class_name;   /* class id -> HPROF name id (LOAD CLASS) */
 	hf_map class_java_name; /* class id -> our string id of the Java form */
 	hf_map serial_class; /* class serial -> class id */
@@ -401,6 +404,7 @@ static class_info *class_new(reader *r, uint64_t id)
 	if (c) {
 		free(c->fields);
 		free(c->flat);
+		r->flat_fields -= c->nflat;
 		c->fields = NULL;
 		c->flat = NULL;
 		c->nflat = 0;
@@ -456,7 +460,14 @@ static uint64_t array_size(const reader *r, uint64_t n, unsigned elem)
 }
 
 /* Resolves the field layout over the superclass chain.  Returns 1 when ready,
- * 0 when a class of the chain is not known yet, -1 when the chain is broken. */
+ * 0 when a class of the chain is not known yet, -1 when the chain is broken,
+ * -2 when the layout would pass the budget of flattened fields.
+ *
+ * Every class holds the fields of its whole chain, so a long chain of small
+ * classes costs the square of its length: 4096 classes of 8 fields, 400 kB of
+ * input, would take 2 GB.  The entries of all classes together may pass
+ * FLAT_FIELDS_FREE by one per byte read (real dumps stay far below); a class
+ * past that is not laid out and its instances' fields are not decoded. */
 static int class_layout(reader *r, class_info *c)
 {
 	if (c->layout)
@@ -480,10 +491,13 @@ static int class_layout(reader *r, class_info *c)
 			return 0;
 		k = s;
 	}
+	if (r->flat_fields + n > FLAT_FIELDS_FREE + hf_input_offset(r->in))
+		return c->layout = -2;
 	c->flat = n ? malloc(n * sizeof *c->flat) : NULL;
 	if (n && !c->flat)
 		return 0;
 	c->nflat = n;
+	r->flat_fields += n;
 	c->total = (uint32_t)(total > UINT32_MAX ? UINT32_MAX : total);
 	c->str_value = c->str_coder = c->str_offset = c->str_count = -1;
 	uint32_t off = 0, j = 0;
@@ -884,6 +898,11 @@ static hf_status emit_instance(reader *r, uint64_t obj, uint64_t cls, const uint
 			return st;
 	} else if (lay == -1) {
 		st = warn(r, off, "class 0x%" PRIx64 " has a superclass cycle or a chain deeper than %d", cls, MAX_CLASS_CHAIN);
+		if (st)
+			return st;
+	} else if (lay == -2) {
+		st = warn(r, off, "class 0x%" PRIx64 " not laid out: the classes' flattened fields would pass %" PRIu64
+		          " at input byte %" PRIu64 "; fields not decoded", cls, r->flat_fields, hf_input_offset(r->in));
 		if (st)
 			return st;
 	} else if (lay == 0) {
