@@ -628,7 +628,7 @@ static bool json_key_name(reader *r, hf_buf *b, uint64_t hname)
 {
 	const name_entry *e = name_get(r, hname);
 	if (e)
-		return hf_buf_json_string(b, (const char *)r->name_arena.data + e->off, e->len);
+		return hf_buf_json_key(b, (const char *)r->name_arena.data + e->off, e->len);
 	char tmp[40];
 	int n = snprintf(tmp, sizeof tmp, "#name%" PRIu64, hname);
 	return hf_buf_json_string(b, tmp, (size_t)n);
