@@ -56,6 +56,7 @@ import tempfile
 import time
 
 ALLOC_CAP_MB = 192     # single allocation under ASan: above the readers' own buffers
+LIMITS_CAP_MB = 48     # the same for the limits mode: just above the 32 MiB String cache
 RUN_TIMEOUT = 60       # seconds for one conversion
 SKIP = 77
 
@@ -80,14 +81,14 @@ def has_asan(prog):
 
 
 class Runner:
-    def __init__(self, tools):
+    def __init__(self, tools, cap_mb=ALLOC_CAP_MB):
         self.tools = tools
         self.asan = has_asan(os.path.join(tools, "hprof2ndjson"))
         env = dict(os.environ)
         if self.asan:
             env["ASAN_OPTIONS"] = (env.get("ASAN_OPTIONS", "") +
                                    ":allocator_may_return_null=1:max_allocation_size_mb=%d"
-                                   % ALLOC_CAP_MB).lstrip(":")
+                                   % cap_mb).lstrip(":")
         self.env = env
 
     def limits(self):
@@ -287,8 +288,9 @@ def ddm_spans(data, kind):
         return spans, bounds
     p = 0
     if data.startswith(b"JDWP-Handshake"):
-        p = 14
-        bounds.append(p)
+        while data.startswith(b"JDWP-Handshake", p):   # once, or once per direction
+            p += 14
+            bounds.append(p)
         while p + 11 <= len(data):
             n = struct.unpack(">I", data[p:p + 4])[0]
             if n < 11:
@@ -396,7 +398,7 @@ def cut_offsets(inp, rng, per_kind, limit):
         places = by_kind[k]
         for _ in range(per_kind):
             a, b = places[rng.randrange(len(places))]
-            out.append((rng.randrange(a + 1, b), "inside a " + k))
+            out.append((rng.randrange(a + 1, b), "inside " + k))
     inner = [b for b in bounds if 0 < b < len(data)]
     for b in rng.sample(inner, min(2, len(inner))):
         out.append((b, "between records"))
@@ -433,7 +435,7 @@ class Sweep:
         if rc is None:
             fail("%s: no answer within %d s" % (what, RUN_TIMEOUT))
             return None, None, None
-        if secs > 20:
+        if secs > 30:
             fail("%s: took %.1f s" % (what, secs))
         size = None if inp.kind in ("gzip", "bzip2") else len(data)
         result = (rc, None, None)
@@ -519,10 +521,11 @@ class Sweep:
                 good = None
         for off, where in cut_offsets(inp, rng, per_kind, limit):
             what = "%s cut at %d (%s)" % (inp.name, off, where)
+            count("cut " + where)
             boundary = where == "between records"
             cut = inp.data[:off]
             # A bare HPSG/HPSO payload is a list of runs: a cut may end a run.
-            self.convert(inp, cut, what, boundary or where == "inside a payload")
+            self.convert(inp, cut, what, boundary or where == "inside payload")
             if good is not None and not boundary and inp.kind == "hprof" and off > 40:
                 rc, lines, meta = self.convert(inp, cut, what + " --salvage", False, salvage=True)
                 if rc == 5:
@@ -555,6 +558,8 @@ def do_sweep(runner, srcroot, hprofgen, ddmgen, work, which):
           % (counts.get("inputs", 0), counts.get("runs", 0), counts.get("rejected cleanly", 0),
              counts.get("salvaged", 0), counts.get("salvage compared", 0),
              counts.get("exit 0", 0), len(failures), time.monotonic() - t0))
+    print("cuts: " + ", ".join("%s %d" % (k[4:], v) for k, v in sorted(counts.items())
+                               if k.startswith("cut ")))
     return 1 if failures else 0
 
 
@@ -586,7 +591,7 @@ def do_limits(runner, srcroot, hprofgen, ddmgen, work):
     """Files of a few hundred bytes that declare gigabytes, read from a file,
     from a pipe (where the reader cannot know the size) and gzip-compressed
     from a pipe: each fails at once with one error line, never with out of
-    memory (ASan caps a single allocation at ALLOC_CAP_MB; without ASan,
+    memory (ASan caps a single allocation at LIMITS_CAP_MB; without ASan,
     RLIMIT_AS is 1 GiB)."""
     out = os.path.join(work, "out.ndjson")
     for s in HUGE_HPROF:
@@ -811,7 +816,7 @@ def main():
         print(__doc__)
         return 2
     mode, tools, srcroot, hprofgen, ddmgen = sys.argv[1:]
-    runner = Runner(tools)
+    runner = Runner(tools, LIMITS_CAP_MB if mode == "limits" else ALLOC_CAP_MB)
     work = tempfile.mkdtemp(prefix="heapfmt-hostile-")
     try:
         return modes[mode](runner, srcroot, hprofgen, ddmgen, work)
