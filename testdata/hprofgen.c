@@ -1280,6 +1280,82 @@ static void scen_names_late(buf *b)
 	rec_end(b, at);
 }
 
+/* ---- hostile scenarios: declared sizes the file cannot hold ------------- *
+ * Each file is a few hundred bytes whose last record declares up to 4 GB; a
+ * reader that allocated what is declared before reading it would need that
+ * much memory.  The reader must fail quickly with "the file ends inside". */
+
+/* huge-string-array: String 0x4000's value char[] 0x3000 declares
+ * 0x7FFFF000 chars (4 GB) in a segment declaring 0xFFFFFFFF bytes; four
+ * bytes of it are there. */
+static void scen_huge_string_array(buf *b)
+{
+	size_t at = small_start(b, "JAVA PROFILE 1.0.2", TAG_HEAP_DUMP_SEGMENT);
+	small_classes(b);
+	string_classes(b);
+	string(b, 0x4000, 0x3000);
+	u1(b, SUB_PRIMITIVE_ARRAY_DUMP);
+	id(b, 0x3000);
+	u4(b, 1);
+	u4(b, 0x7FFFF000);
+	u1(b, T_CHAR);
+	put(b, "\0H\0i", 4);
+	patch4(b, at, 0xFFFFFFFF);
+}
+
+/* huge-object-array: an Object[] 0x3000 declaring 0x3FFFF000 elements in a
+ * segment declaring 0xFFFFFFFF bytes; one element is there. */
+static void scen_huge_object_array(buf *b)
+{
+	size_t at = small_start(b, "JAVA PROFILE 1.0.2", TAG_HEAP_DUMP_SEGMENT);
+	small_classes(b);
+	u1(b, SUB_OBJECT_ARRAY_DUMP);
+	id(b, 0x3000);
+	u4(b, 1);
+	u4(b, 0x3FFFF000);
+	id(b, SM_OBJECT);
+	id(b, 0x1000);
+	patch4(b, at, 0xFFFFFFFF);
+}
+
+/* huge-record: a TRACE record declaring 60 MiB (under the reader's 64 MiB
+ * limit for records it reads whole) with 12 bytes of body. */
+static void scen_huge_record(buf *b)
+{
+	header(b, "JAVA PROFILE 1.0.2", 4, 1300000000000ULL);
+	utf8(b, SM_S_OBJECT, "java/lang/Object");
+	size_t at = rec_begin(b, TAG_TRACE);
+	u4(b, 1);
+	u4(b, 1);
+	u4(b, 15 << 20);
+	patch4(b, at, 60 << 20);
+}
+
+/* deep-chain: 4000 classes, each the subclass of the one before and with 8
+ * int fields of its own, and one instance of each (without field bytes).
+ * Laying out every class over its whole chain would take 4000 * 4000 / 2 * 8
+ * flattened fields, some 2 GB, from 400 kB of input. */
+enum { DC_CLASSES = 4000, DC_FIELDS = 8, DC_CLASS = 0x10000, DC_OBJ = 0x100000 };
+static void scen_deep_chain(buf *b)
+{
+	size_t at = small_start(b, "JAVA PROFILE 1.0.2", TAG_HEAP_DUMP_SEGMENT);
+	small_classes(b);
+	field fields[DC_FIELDS];
+	for (unsigned i = 0; i < DC_FIELDS; i++)
+		fields[i] = (field){ SM_S_N, T_INT, 0 };
+	for (unsigned i = 0; i < DC_CLASSES; i++) {
+		cdump c = { .id = DC_CLASS + i, .super = i ? DC_CLASS + i - 1 : SM_OBJECT,
+		            .isize = 4 * DC_FIELDS * (i + 1), .fields = fields, .nif = DC_FIELDS };
+		class_dump(b, &c);
+	}
+	buf none = { 0 };
+	for (unsigned i = 0; i < DC_CLASSES; i++)
+		instance_dump(b, DC_OBJ + i, DC_CLASS + i, &none);
+	rec_end(b, at);
+	at = rec_begin(b, TAG_HEAP_DUMP_END);
+	rec_end(b, at);
+}
+
 static const struct scenario {
 	const char *name;
 	void (*write)(buf *b);
@@ -1307,6 +1383,13 @@ static const struct scenario {
 	{ "names-late", scen_names_late, "every LOAD CLASS before the UTF8 record of its name" },
 	{ "wrapped-length", scen_wrapped_length,
 	  "1.0.1 HEAP DUMP over 4 GiB, length modulo 2^32 (a sparse file of 4 GiB)" },
+	{ "huge-string-array", scen_huge_string_array,
+	  "a String's char[] declaring 4 GB in a file of a few hundred bytes" },
+	{ "huge-object-array", scen_huge_object_array,
+	  "an Object[] declaring a billion elements in a file of a few hundred bytes" },
+	{ "huge-record", scen_huge_record, "a TRACE record declaring 60 MiB with 12 bytes of body" },
+	{ "deep-chain", scen_deep_chain,
+	  "4000 classes in one superclass chain, 8 fields each: 2 GB if every class held its chain" },
 };
 #define NSCENARIOS (sizeof scenarios / sizeof *scenarios)
 

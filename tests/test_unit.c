@@ -1,9 +1,11 @@
 /* Unit tests of the library's building blocks: text decoding, the JSON
- * escaper (against jansson), the hash map, the input layer and the V8
- * reader's streaming JSON tokenizer. */
+ * escaper (against jansson), the hash map, the input layer, the V8
+ * reader's streaming JSON tokenizer, and the NDJSON reader on a line nested
+ * deeper than any stack should go. */
 #define _POSIX_C_SOURCE 200809L
 #include "../libheapfmt/src/internal.h"
 #include "../libheapfmt/src/v8_model.h"
+#include "heapfmt/translate.h"
 #include "heapfmt/v8.h"
 #include <stdio.h>
 #include "testlib.h"
@@ -75,6 +77,17 @@ static void test_json_escape(void)
 	char *ref = json_dumps(j, JSON_ENCODE_ANY);
 	CHECK(ref && b.len == strlen(ref) && !memcmp(b.data, ref, b.len), "escape of NUL");
 	free(ref);
+	json_decref(j);
+	hf_buf_free(&b);
+	/* An object key with a NUL, which jansson refuses to read: U+FFFD. */
+	hf_buf_init(&b);
+	hf_buf_append(&b, "{", 1);
+	hf_buf_json_key(&b, "a\0b", 3);
+	hf_buf_append(&b, ":1}", 3);
+	json_error_t je;
+	j = json_loadb((const char *)b.data, b.len, 0, &je);
+	CHECK(j && json_object_get(j, "a\xEF\xBF\xBD" "b"), "key with NUL: %.*s", (int)b.len,
+	      (char *)b.data);
 	json_decref(j);
 	hf_buf_free(&b);
 }
@@ -255,6 +268,37 @@ static void test_v8_tokenizer(void)
 	}
 }
 
+/* Nothing in the library recurses on the structure of its input, except
+ * jansson parsing an NDJSON line, which stops at JSON_PARSER_MAX_DEPTH: a
+ * line of a million brackets is a clean format error, not a stack overflow. */
+static void test_ndjson_deep(void)
+{
+	const size_t depth = 1000000;
+	static const char head[] = "{\"record\":\"metadata\",\"key\":\"k\",\"value\":";
+	size_t n = sizeof head - 1 + 2 * depth + 2;
+	char *line = malloc(n + 1);
+	CHECK(line != NULL, "malloc");
+	if (!line)
+		return;
+	memcpy(line, head, sizeof head - 1);
+	memset(line + sizeof head - 1, '[', depth);
+	memset(line + sizeof head - 1 + depth, ']', depth);
+	memcpy(line + n - 2, "}\n", 3);
+	hf_input *in;
+	hf_sink *sink;
+	hf_error err;
+	FILE *devnull = fopen("/dev/null", "wb");
+	CHECK(devnull && hf_input_open_memory(&in, line, n, &err) == HF_OK &&
+	      hf_ndjson_sink_new(&sink, devnull, &err) == HF_OK, "open");
+	hf_status st = hf_ndjson_read(in, sink, NULL, NULL, &err);
+	CHECK(st == HF_ERR_FORMAT && err.has_offset && err.offset == 0,
+	      "a million nested arrays: %s, %s", hf_status_name(st), err.message);
+	hf_sink_destroy(sink, 0);
+	hf_input_close(in);
+	fclose(devnull);
+	free(line);
+}
+
 int main(void)
 {
 	test_mutf8();
@@ -263,5 +307,6 @@ int main(void)
 	test_map();
 	test_input();
 	test_v8_tokenizer();
+	test_ndjson_deep();
 	return t_done("test_unit");
 }

@@ -19,10 +19,11 @@
  * ZLIB chunks (design only; no producer is known): the outer length is the
  * extent; the payload is u4 original type, u4 uncompressed length, then
  * deflate data, zlib-wrapped (RFC 1950) or raw (RFC 1951), told apart by the
- * zlib header check.  The declared length is bounded (max_chunk) before any
- * allocation; inflating stops at the declared length and a stream that would
- * give more, or less, is an error.  The result is read as a chunk of the
- * original type (a ZLIB inside a ZLIB is refused).
+ * zlib header check.  The declared length is bounded (max_chunk, and what
+ * the deflate data can give, 1032 to 1) before any allocation; inflating
+ * stops at the declared length and a stream that would give more, or less,
+ * is an error.  The result is read as a chunk of the original type (a ZLIB
+ * inside a ZLIB is refused).
  *
  * Chunk types are recognised by type and length, as requests from the host
  * or data from the VM (the same type serves both): HPIF of 1 byte, HPSG and
@@ -763,6 +764,10 @@ static hf_status do_segment(stream *s, uint32_t type, const uint8_t *p, size_t n
 static hf_status handle(stream *s, uint32_t type, const uint8_t *p, size_t n, uint64_t base,
                         uint64_t hdr_off, const pkt_info *pk);
 
+/* The most n bytes of deflate data can inflate to: a stored length of 258
+ * costs at least 2 bits, so 1032 to 1 plus a block's worth of slack. */
+#define DEFLATE_MAX_OUT(n) ((uint64_t)(n) * 1032 + 1024)
+
 static hf_status do_zlib(stream *s, const uint8_t *p, size_t n, uint64_t base, uint64_t hdr_off,
                          const pkt_info *pk)
 {
@@ -779,6 +784,11 @@ static hf_status do_zlib(stream *s, const uint8_t *p, size_t n, uint64_t base, u
 		return cfail(s, HF_ERR_LIMIT, T_ZLIB, base, 4,
 		             "declares %" PRIu64 " inflated bytes of %s, over the %" PRIu64 "-byte limit",
 		             want, tn, s->max_chunk);
+	/* Nothing is allocated for more than the deflate data can give. */
+	if (want > DEFLATE_MAX_OUT(n - 8))
+		return cfail(s, HF_ERR_FORMAT, T_ZLIB, base, 4,
+		             "declares %" PRIu64 " inflated bytes of %s, more than %zu bytes of "
+		             "deflate data can hold", want, tn, n - 8);
 	hf_buf_reset(&s->inflated);
 	if (!hf_buf_reserve(&s->inflated, (size_t)want + 1))
 		return ddm_nomem(&s->c);

@@ -49,6 +49,8 @@ enum { T_OBJECT = 2, T_BOOLEAN = 4, T_CHAR = 5, T_FLOAT = 6, T_DOUBLE = 7, T_BYT
 
 #define MAX_WARNINGS_KEPT 20
 #define MAX_CLASS_CHAIN 4096
+/* Flattened fields (class_layout) always allowed, beyond one per input byte. */
+#define FLAT_FIELDS_FREE ((uint64_t)1 << 20)
 #define MAX_SMALL_RECORD ((uint64_t)64 << 20)
 #define DEFAULT_SPOOL_MEMORY ((size_t)64 << 20)
 #define DEFAULT_STRING_CACHE ((size_t)32 << 20)
@@ -78,7 +80,7 @@ typedef struct class_info {
 	int dumped;
 	int fields_emitted;
 	/* Layout over the superclass chain, computed on first use. */
-	int layout;          /* 0 not yet, 1 ok, -1 broken (cycle / too deep) */
+	int layout;          /* 0 not yet, 1 ok, -1 broken (cycle / too deep), -2 over budget */
 	uint32_t total;      /* serialized bytes of all instance fields */
 	flat_field *flat;
 	uint32_t nflat;
@@ -154,6 +156,7 @@ typedef struct reader {
 	size_t last_class_ix; /* SIZE_MAX: none */
 	class_info *classes;
 	size_t nclasses, capclasses;
+	uint64_t flat_fields; /* entries of every class's flat[] together */
 	hf_map class_name;   /* class id -> HPROF name id (LOAD CLASS) */
 	hf_map class_java_name; /* class id -> our string id of the Java form */
 	hf_map serial_class; /* class serial -> class id */
@@ -425,6 +428,7 @@ static class_info *class_new(reader *r, uint64_t id)
 	if (c) {
 		free(c->fields);
 		free(c->flat);
+		r->flat_fields -= c->nflat;
 		c->fields = NULL;
 		c->flat = NULL;
 		c->nflat = 0;
@@ -480,7 +484,14 @@ static uint64_t array_size(const reader *r, uint64_t n, unsigned elem)
 }
 
 /* Resolves the field layout over the superclass chain.  Returns 1 when ready,
- * 0 when a class of the chain is not known yet, -1 when the chain is broken. */
+ * 0 when a class of the chain is not known yet, -1 when the chain is broken,
+ * -2 when the layout would pass the budget of flattened fields.
+ *
+ * Every class holds the fields of its whole chain, so a long chain of small
+ * classes costs the square of its length: 4096 classes of 8 fields, 400 kB of
+ * input, would take 2 GB.  The entries of all classes together may pass
+ * FLAT_FIELDS_FREE by one per byte read (real dumps stay far below); a class
+ * past that is not laid out and its instances' fields are not decoded. */
 static int class_layout(reader *r, class_info *c)
 {
 	if (c->layout)
@@ -504,10 +515,13 @@ static int class_layout(reader *r, class_info *c)
 			return 0;
 		k = s;
 	}
+	if (r->flat_fields + n > FLAT_FIELDS_FREE + hf_input_offset(r->in))
+		return c->layout = -2;
 	c->flat = n ? malloc(n * sizeof *c->flat) : NULL;
 	if (n && !c->flat)
 		return 0;
 	c->nflat = n;
+	r->flat_fields += n;
 	c->total = (uint32_t)(total > UINT32_MAX ? UINT32_MAX : total);
 	c->str_value = c->str_coder = c->str_offset = c->str_count = -1;
 	uint32_t off = 0, j = 0;
@@ -651,7 +665,7 @@ static bool json_key_name(reader *r, hf_buf *b, uint64_t hname)
 {
 	const name_entry *e = name_get(r, hname);
 	if (e)
-		return hf_buf_json_string(b, (const char *)r->name_arena.data + e->off, e->len);
+		return hf_buf_json_key(b, (const char *)r->name_arena.data + e->off, e->len);
 	char tmp[40];
 	int n = snprintf(tmp, sizeof tmp, "#name%" PRIu64, hname);
 	return hf_buf_json_string(b, tmp, (size_t)n);
@@ -921,6 +935,11 @@ static hf_status emit_instance(reader *r, uint64_t obj, uint64_t cls, const uint
 			return st;
 	} else if (lay == -1) {
 		st = warn(r, off, "class 0x%" PRIx64 " has a superclass cycle or a chain deeper than %d", cls, MAX_CLASS_CHAIN);
+		if (st)
+			return st;
+	} else if (lay == -2) {
+		st = warn(r, off, "class 0x%" PRIx64 " not laid out: the classes' flattened fields would pass %" PRIu64
+		          " at input byte %" PRIu64 "; fields not decoded", cls, r->flat_fields, hf_input_offset(r->in));
 		if (st)
 			return st;
 	} else if (lay == 0) {
@@ -1532,13 +1551,10 @@ static hf_status primitive_array_dump(reader *r, heap_ctx *h, uint64_t start, in
 	} else if (want_values || (pending && bytes > HF_INPUT_MAX_PEEK)) {
 		/* Stream the contents in pieces. */
 		uint64_t done = 0;
-		if (pending) {
-			/* A String whose array is larger than one peek: decode from a copy. */
-			hf_buf *tb = &r->tmp;
-			tb->len = 0;
-			if (!hf_buf_reserve(tb, (size_t)bytes))
-				return nomem(r);
-		}
+		/* A String whose array is larger than one peek: decode from a copy,
+		 * which grows as the elements are read (the count is only a claim
+		 * until they are there). */
+		r->tmp.len = 0;
 		while (done < bytes) {
 			uint64_t chunk = bytes - done;
 			if (chunk > ((uint64_t)1 << 20))
@@ -1550,8 +1566,8 @@ static hf_status primitive_array_dump(reader *r, heap_ctx *h, uint64_t start, in
 				for (uint64_t k = 0; k < chunk / esz; k++)
 					if (((done || k) && !hf_buf_append(js, ",", 1)) || !json_prim(js, t, p + k * esz))
 						return nomem(r);
-			if (pending)
-				hf_buf_append(&r->tmp, p, (size_t)chunk);
+			if (pending && !hf_buf_append(&r->tmp, p, (size_t)chunk))
+				return nomem(r);
 			take(r, h, (size_t)chunk);
 			done += chunk;
 		}

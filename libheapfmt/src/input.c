@@ -296,15 +296,20 @@ hf_status hf_input_peek(hf_input *in, size_t want, const uint8_t **p,
 		return HF_OK;
 	}
 	while (in->end - in->start < want && !in->eof) {
-		/* Make room: slide the window to the front, grow if needed. */
+		/* Make room: slide the window to the front, grow if needed.  The
+		 * buffer doubles as bytes arrive rather than taking `want` at its
+		 * word: a length declared in a short stream costs no more memory
+		 * than the stream holds. */
 		if (in->cap - in->start < want || in->end == in->cap) {
 			size_t have = in->end - in->start;
 			if (in->start)
 				memmove(in->buf, in->buf + in->start, have);
 			in->start = 0;
 			in->end = have;
-			size_t need = want > CHUNK ? want + CHUNK : CHUNK * 4;
-			if (in->cap < need) {
+			size_t need = in->cap > CHUNK * 2 ? in->cap * 2 : CHUNK * 4;
+			if (need > want + CHUNK)
+				need = want + CHUNK;
+			if (in->end == in->cap && in->cap < need) {
 				uint8_t *nb = realloc(in->buf, need);
 				if (!nb)
 					return hf_error_set(err, HF_ERR_NOMEM, "out of memory");

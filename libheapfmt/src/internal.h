@@ -64,6 +64,9 @@ bool hf_buf_printf(hf_buf *b, const char *fmt, ...)
 	;
 /* Appends a JSON string literal (with quotes) for UTF-8 text. */
 bool hf_buf_json_string(hf_buf *b, const char *s, size_t n);
+/* The same for an object key: U+0000 becomes U+FFFD, since jansson (and so
+ * the NDJSON reader) refuses a key with a NUL in it. */
+bool hf_buf_json_key(hf_buf *b, const char *s, size_t n);
 bool hf_buf_u64(hf_buf *b, uint64_t v);
 bool hf_buf_i64(hf_buf *b, int64_t v);
 

@@ -1,17 +1,24 @@
 /* Output files are built under a temporary name beside the final one and
  * renamed only when complete, so a failed or killed run never leaves a
- * half-written file at the output path. */
+ * half-written file at the output path.  The temporary file is created with
+ * mode 0666 less the umask, as the output itself would be (mkstemp's 0600
+ * would make every converted file private to its owner). */
 #define _POSIX_C_SOURCE 200809L
 #include "internal.h"
 #include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 int hf_make_temp_beside(const char *path, char **tmp_out);
 
 int hf_make_temp_beside(const char *path, char **tmp_out)
 {
+	static const char letters[] =
+		"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 	const char *slash = strrchr(path, '/');
 	size_t dirlen = slash ? (size_t)(slash - path + 1) : 0;
 	const char *base = path + dirlen;
@@ -21,8 +28,23 @@ int hf_make_temp_beside(const char *path, char **tmp_out)
 		errno = ENOMEM;
 		return -1;
 	}
-	snprintf(tmp, n, "%.*s.%s.tmp-XXXXXX", (int)dirlen, path, base);
-	int fd = mkstemp(tmp);
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	uint64_t v = ((uint64_t)getpid() << 32) ^ (uint64_t)ts.tv_nsec ^ (uint64_t)ts.tv_sec ^
+	             (uint64_t)(uintptr_t)tmp;
+	int fd = -1;
+	for (int attempt = 0; attempt < 1000; attempt++) {
+		char suffix[7];
+		uint64_t x = v;
+		for (int i = 0; i < 6; i++, x /= 62)
+			suffix[i] = letters[x % 62];
+		suffix[6] = 0;
+		snprintf(tmp, n, "%.*s.%s.tmp-%s", (int)dirlen, path, base, suffix);
+		fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		if (fd >= 0 || errno != EEXIST)
+			break;
+		v = v * 6364136223846793005u + 1442695040888963407u;
+	}
 	if (fd < 0) {
 		int e = errno;
 		free(tmp);

@@ -245,3 +245,24 @@ bool hf_buf_json_string(hf_buf *b, const char *s, size_t n)
 		return false;
 	return hf_buf_append(b, "\"", 1);
 }
+
+bool hf_buf_json_key(hf_buf *b, const char *s, size_t n)
+{
+	if (!memchr(s, 0, n))
+		return hf_buf_json_string(b, s, n);
+	char *t = malloc(n * 3);
+	if (!t)
+		return false;
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i])
+			t[m++] = s[i];
+		else {
+			memcpy(t + m, "\xEF\xBF\xBD", 3);
+			m += 3;
+		}
+	}
+	bool ok = hf_buf_json_string(b, t, m);
+	free(t);
+	return ok;
+}
