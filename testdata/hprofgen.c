@@ -1381,8 +1381,6 @@ static const struct scenario {
 	{ "shadowed-field", scen_shadowed_field,
 	  "a subclass field with the name of a superclass field" },
 	{ "names-late", scen_names_late, "every LOAD CLASS before the UTF8 record of its name" },
-	{ "wrapped-length", scen_wrapped_length,
-	  "1.0.1 HEAP DUMP over 4 GiB, length modulo 2^32 (a sparse file of 4 GiB)" },
 	{ "huge-string-array", scen_huge_string_array,
 	  "a String's char[] declaring 4 GB in a file of a few hundred bytes" },
 	{ "huge-object-array", scen_huge_object_array,
@@ -1390,6 +1388,8 @@ static const struct scenario {
 	{ "huge-record", scen_huge_record, "a TRACE record declaring 60 MiB with 12 bytes of body" },
 	{ "deep-chain", scen_deep_chain,
 	  "4000 classes in one superclass chain, 8 fields each: 2 GB if every class held its chain" },
+	{ "wrapped-length", scen_wrapped_length,
+	  "1.0.1 HEAP DUMP over 4 GiB, length modulo 2^32 (a sparse file of 4 GiB)" },
 };
 #define NSCENARIOS (sizeof scenarios / sizeof *scenarios)
 
