@@ -1,0 +1,173 @@
+#!/usr/bin/env bash
+# heapfmt benchmarks against the baselines of ../shared/bench (issue 5):
+#
+#   bench/run.sh [--data DIR] [--runs N] [--sizes 1g,5g] [--skip-gz]
+#
+# Finds or regenerates the workload in DIR (default $BENCH_DATA, else
+# /var/tmp/heapfmt-bench; ~8 GB with the 5 GB dump): the 1 GB and 5 GB
+# HotSpot dumps of ../shared/bench/make-dump.sh, the Android-like copy of the
+# 1 GB dump (hprof-narrow) and its gzip.  Then it runs each of our programs
+# and its reference in alternation (one warm-up each, then A B A B ...),
+# with /usr/bin/time, and prints one table of medians, peak RSS, MB/s and
+# objects/s, then the targets with their ratios.  The dumps stay outside the
+# repository.  Needs: a JDK 17, gcc, libsqlite3-dev, jq, time, hprof-conv
+# (Debian packages), and heapfmt built in build/ (release; built if absent).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/.." && pwd)
+shared=${SHARED:-"$top/../shared"}
+data=${BENCH_DATA:-/var/tmp/heapfmt-bench}
+runs=3 sizes=1g,5g skip_gz=
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--data) data=$2; shift 2 ;;
+	--runs) runs=$2; shift 2 ;;
+	--sizes) sizes=$2; shift 2 ;;
+	--skip-gz) skip_gz=1; shift ;;
+	-h | --help) sed -n '2,17p' "$0"; exit 0 ;;
+	*) echo "bench/run.sh: unknown argument $1" >&2; exit 2 ;;
+	esac
+done
+[ -d "$shared/bench" ] || { echo "bench/run.sh: $shared/bench not found (set SHARED)" >&2; exit 2; }
+for t in jq /usr/bin/time javac gcc; do
+	command -v "$t" >/dev/null || { echo "bench/run.sh: needs $t (apt-get install jq time openjdk-17-jdk-headless gcc)" >&2; exit 2; }
+done
+hprofconv=${HPROF_CONV:-/usr/lib/android-sdk/platform-tools/hprof-conv}
+[ -x "$hprofconv" ] || hprofconv=$(command -v hprof-conv || true)
+[ -n "$hprofconv" ] || { echo "bench/run.sh: needs hprof-conv (apt-get install hprof-conv)" >&2; exit 2; }
+
+mkdir -p "$data"
+tools="$data/tools"
+export BUILD_DIR="$tools"
+[ -x "$tools/sqlite-ceiling" ] || "$shared/bench/build-tools.sh" >/dev/null
+[ -x "$top/build/cmd/hprof2heapdb" ] || { (cd "$top" && meson setup build --buildtype=release >/dev/null) && ninja -C "$top/build" >/dev/null; }
+ninja -C "$top/build" >/dev/null
+bin="$top/build/cmd"
+
+dump() { # dump SIZE -> path, made if missing
+	local mb=$1 out="$data/heap-$2.hprof"
+	[ -s "$out" ] || { echo "making $out ..." >&2; "$shared/bench/make-dump.sh" --target-mb "$mb" --out "$out" >&2; }
+	echo "$out"
+}
+d1=$(dump 1000 1g)
+android="$data/heap-1g-android.hprof"
+[ -s "$android" ] || "$tools/hprof-narrow" "$d1" "$android"
+gz="$data/heap-1g.hprof.gz"
+[ -n "$skip_gz" ] || [ -s "$gz" ] || gzip -1 -c "$d1" >"$gz"
+d5=
+case ",$sizes," in *,5g,*) d5=$(dump 5000 5g) ;; esac
+
+stats() { "$tools/hprof-stats" -j "$1"; }
+s1=$(stats "$d1")
+objects=$(jq .objects <<<"$s1") refs=$(jq .references <<<"$s1")
+scratch="$data/scratch"
+mkdir -p "$scratch"
+declare -A WALL RSS
+
+# once LABEL CMD...: one run; appends wall seconds and peak RSS (KiB).
+once() {
+	local label=$1; shift
+	/usr/bin/time -f '%e %M %x' -o "$scratch/t" "$@" >/dev/null 2>"$scratch/err" || true
+	local wall rss rc
+	read -r wall rss rc <"$scratch/t"
+	[ "$rc" = 0 ] || { echo "bench/run.sh: $label exited $rc:" >&2; tail -3 "$scratch/err" >&2; exit 1; }
+	WALL[$label]="${WALL[$label]:-} $wall"
+	RSS[$label]="${RSS[$label]:-} $rss"
+}
+# pair A_LABEL A_CMD -- B_LABEL B_CMD: warm-up of each, then RUNS alternations.
+pair() {
+	local a=$1; shift
+	local acmd=() bcmd=() b
+	while [ "$1" != -- ]; do acmd+=("$1"); shift; done
+	shift; b=$1; shift; bcmd=("$@")
+	"${acmd[@]}" >/dev/null 2>&1 || true
+	"${bcmd[@]}" >/dev/null 2>&1 || true
+	for ((i = 0; i < runs; i++)); do
+		once "$a" "${acmd[@]}"
+		once "$b" "${bcmd[@]}"
+	done
+}
+median() { tr ' ' '\n' <<<"$1" | grep . | sort -g | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
+maxof() { tr ' ' '\n' <<<"$1" | grep . | sort -g | tail -1; }
+
+nd="$scratch/out.ndjson" db="$scratch/out.db" cdb="$scratch/ceiling.db"
+pair "hprof2ndjson 1g-android" sh -c "'$bin/hprof2ndjson' '$android' '$nd'" \
+	-- "hprof-conv 1g-android" "$hprofconv" "$android" "$scratch/conv.hprof"
+rm -f "$scratch/conv.hprof"
+pair "hprof2heapdb 1g" sh -c "rm -f '$db'; '$bin/hprof2heapdb' '$d1' '$db'" \
+	-- "sqlite-ceiling --index" sh -c "rm -f '$cdb'; '$tools/sqlite-ceiling' '$cdb' $objects $refs --index"
+rm -f "$cdb"
+if [ -z "$skip_gz" ]; then
+	pair "hprof2ndjson 1g.gz" sh -c "'$bin/hprof2ndjson' '$gz' '$nd'" \
+		-- "zcat 1g.gz" sh -c "zcat '$gz' >/dev/null"
+	pair "hprof2ndjson 1g" sh -c "'$bin/hprof2ndjson' '$d1' '$nd'" \
+		-- "hprof2ndjson 1g (again)" sh -c "'$bin/hprof2ndjson' '$d1' '$nd'"
+fi
+if [ -n "$d5" ]; then
+	s5=$(stats "$d5")
+	for ((i = 0; i < runs; i++)); do
+		once "hprof2ndjson 5g" sh -c "'$bin/hprof2ndjson' '$d5' '$nd'"
+		once "hprof2heapdb 5g" sh -c "rm -f '$db'; '$bin/hprof2heapdb' '$d5' '$db'"
+	done
+	# The 1 GB figures for the scale ratios, measured in this same stretch.
+	for ((i = 0; i < runs; i++)); do
+		once "hprof2heapdb 1g (scale)" sh -c "rm -f '$db'; '$bin/hprof2heapdb' '$d1' '$db'"
+	done
+fi
+rm -f "$nd" "$db"
+
+row() { # row LABEL BYTES OBJECTS
+	local w r
+	w=$(median "${WALL[$1]}") r=$(maxof "${RSS[$1]}")
+	awk -v l="$1" -v w="$w" -v r="$r" -v b="$2" -v o="$3" -v n="$runs" 'BEGIN {
+		printf("| %s | %.2f | %.0f | %s | %s |\n", l, w, r / 1024,
+		       b > 0 ? sprintf("%.0f", b / 1e6 / w) : "-", o > 0 ? sprintf("%.2fM", o / 1e6 / w) : "-") }'
+}
+echo "heapfmt benchmarks, $(date -u +%Y-%m-%d), $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo); median of $runs runs after a warm-up, alternated with the reference"
+echo "workload: $d1 ($(stat -c %s "$d1") bytes, $objects objects, $refs references)"
+echo
+echo "| run | wall s (median) | peak RSS MiB | MB/s | objects/s |"
+echo "| --- | --- | --- | --- | --- |"
+b1=$(stat -c %s "$d1") ba=$(stat -c %s "$android")
+row "hprof2ndjson 1g-android" "$ba" "$objects"
+row "hprof-conv 1g-android" "$ba" "$objects"
+row "hprof2heapdb 1g" "$b1" "$objects"
+row "sqlite-ceiling --index" 0 "$objects"
+if [ -z "$skip_gz" ]; then
+	row "hprof2ndjson 1g.gz" "$b1" "$objects"
+	row "zcat 1g.gz" "$b1" 0
+	row "hprof2ndjson 1g" "$b1" "$objects"
+fi
+if [ -n "$d5" ]; then
+	b5=$(stat -c %s "$d5") o5=$(jq .objects <<<"$s5")
+	row "hprof2ndjson 5g" "$b5" "$o5"
+	row "hprof2heapdb 5g" "$b5" "$o5"
+	row "hprof2heapdb 1g (scale)" "$b1" "$objects"
+fi
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf("%.2f", a / b) }'; }
+target() { # target NAME RATIO LIMIT
+	local ok
+	ok=$(awk -v r="$2" -v l="$3" 'BEGIN { print (r <= l) ? "met" : "NOT met" }')
+	echo "| $1 | $2 | <= $3 | $ok |"
+}
+m() { median "${WALL[$1]}"; }
+echo
+echo "| target | ratio | goal | |"
+echo "| --- | --- | --- | --- |"
+target "1. hprof2ndjson / hprof-conv (Android-like 1 GB)" "$(ratio "$(m "hprof2ndjson 1g-android")" "$(m "hprof-conv 1g-android")")" 2.5
+target "2. hprof2heapdb / sqlite-ceiling --index (1 GB)" "$(ratio "$(m "hprof2heapdb 1g")" "$(m "sqlite-ceiling --index")")" 0.6
+if [ -n "$d5" ]; then
+	n5=$(maxof "${RSS[hprof2ndjson 5g]}") h5=$(maxof "${RSS[hprof2heapdb 5g]}")
+	n1=$(maxof "${RSS[hprof2ndjson 1g]:-${RSS[hprof2ndjson 1g-android]}}") h1=$(maxof "${RSS[hprof2heapdb 1g]}")
+	target "3a. hprof2ndjson peak RSS, 5 GB (MiB / 150)" "$(ratio "$n5" $((150 * 1024)))" 1
+	target "3b. hprof2heapdb peak RSS, 5 GB (MiB / 1024)" "$(ratio "$h5" $((1024 * 1024)))" 1
+	target "3c. hprof2ndjson RSS 5 GB / 1 GB" "$(ratio "$n5" "$n1")" 1.3
+	target "3d. hprof2heapdb RSS 5 GB / 1 GB" "$(ratio "$h5" "$h1")" 1.3
+	target "4a. hprof2ndjson time 5 GB / 1 GB" "$(ratio "$(m "hprof2ndjson 5g")" "$(m "hprof2ndjson 1g")")" 5.5
+	target "4b. hprof2heapdb time 5 GB / 1 GB" "$(ratio "$(m "hprof2heapdb 5g")" "$(m "hprof2heapdb 1g (scale)")")" 5.5
+fi
+if [ -z "$skip_gz" ]; then
+	sum=$(awk -v a="$(m "zcat 1g.gz")" -v b="$(m "hprof2ndjson 1g")" 'BEGIN { print a + b }')
+	target "5. hprof2ndjson .gz / (zcat + hprof2ndjson plain)" "$(ratio "$(m "hprof2ndjson 1g.gz")" "$sum")" 1.2
+fi
