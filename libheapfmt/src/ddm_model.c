@@ -362,7 +362,8 @@ hf_status ddm_intern(ddm_ctx *c, const char *s, size_t n, uint64_t *sid)
 	uint64_t *head = hf_map_get(&c->str_map, h);
 	for (uint32_t i = head ? (uint32_t)*head : UINT32_MAX; i != UINT32_MAX; i = c->strs[i].next) {
 		const ddm_str *e = &c->strs[i];
-		if (e->len == n && !memcmp(c->str_arena.data + e->off, s, n)) {
+		/* n == 0: the arena may still be NULL, and memcmp wants pointers. */
+		if (e->len == n && (n == 0 || !memcmp(c->str_arena.data + e->off, s, n))) {
 			*sid = e->sid;
 			return HF_OK;
 		}
@@ -401,6 +402,8 @@ const char *ddm_str_text(const ddm_ctx *c, uint64_t sid, size_t *len)
 	}
 	const ddm_str *e = &c->strs[sid - 1];
 	*len = e->len;
+	if (!e->len)
+		return ""; /* the arena may be NULL while only empty strings were seen */
 	return (const char *)c->str_arena.data + e->off;
 }
 
@@ -505,8 +508,10 @@ void ddm_descriptor_to_dot(const char *s, size_t n, hf_buf *out)
 	size_t dims = 0;
 	while (dims < n && s[dims] == '[')
 		dims++;
-	s += dims;
-	n -= dims;
+	if (dims) { /* s may be NULL when n is 0 */
+		s += dims;
+		n -= dims;
+	}
 	hf_buf_reset(out);
 	if (n >= 2 && s[0] == 'L' && s[n - 1] == ';') {
 		size_t at = out->len;

@@ -1834,7 +1834,7 @@ static hf_status class_named(reader *r, uint64_t cls, const name_entry *e, uint6
 	/* The Java source form, as its own string when it differs. */
 	java_name(s, e->len, &r->tmp);
 	*jsid = e->sid;
-	if (r->tmp.len != e->len || memcmp(r->tmp.data, s, e->len)) {
+	if (r->tmp.len != e->len || (e->len && memcmp(r->tmp.data, s, e->len))) {
 		*jsid = r->next_sid++;
 		if ((st = emit_string(r, *jsid, (const char *)r->tmp.data, r->tmp.len)))
 			return st;
