@@ -105,3 +105,21 @@ hf_sink *fuzz_sink_new(void)
 	f->sink.impl = f;
 	return &f->sink;
 }
+
+void fuzz_read(const uint8_t *data, size_t size, fuzz_read_fn fn, int need_offset)
+{
+	hf_input *in;
+	hf_error err;
+	if (hf_input_open_memory(&in, data, size, &err) != HF_OK)
+		return;
+	hf_sink *sink = fuzz_sink_new();
+	hf_status st = fn(in, sink, data, size, &err);
+	if (st != HF_OK) {
+		if (!err.message[0])
+			abort();
+		if (need_offset && (st == HF_ERR_FORMAT || st == HF_ERR_TRUNCATED) && !err.has_offset)
+			abort();
+	}
+	hf_sink_destroy(sink, st == HF_OK);
+	hf_input_close(in);
+}
