@@ -171,15 +171,8 @@ static bool table_exists(sqlite3 *db, const char *name)
 
 static uint32_t an_find(const an *a, int64_t id)
 {
-	uint32_t lo = 0, hi = a->n;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (a->ids[mid] < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < a->n && a->ids[lo] == id ? lo : NONE;
+	size_t i = hf_find_id(a->ids, a->n, id);
+	return i < a->n ? (uint32_t)i : NONE;
 }
 
 /* ---- loading ------------------------------------------------------------ */

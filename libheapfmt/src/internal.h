@@ -83,4 +83,18 @@ struct sqlite3;
 hf_status hf_analysis_run(struct sqlite3 *db, const hf_analysis_options *opt,
                           hf_analysis_stats *stats, hf_error *err);
 
+/* The index of id in ids[0..n), sorted ascending; n when it is not there. */
+static inline size_t hf_find_id(const int64_t *ids, size_t n, int64_t id)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (ids[mid] < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && ids[lo] == id ? lo : n;
+}
+
 #endif

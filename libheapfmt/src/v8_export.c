@@ -191,15 +191,8 @@ static hf_status std_name(exp *x, int which, int64_t *idx)
 
 static ssize_t find_node(const exp *x, int64_t id)
 {
-	size_t lo = 0, hi = x->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (x->ids[mid] < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < x->n && x->ids[lo] == id ? (ssize_t)lo : -1;
+	size_t i = hf_find_id(x->ids, x->n, id);
+	return i < x->n ? (ssize_t)i : -1;
 }
 
 static hf_status load_nodes(exp *x)
