@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # heapfmt benchmarks against the baselines of ../shared/bench (issue 5):
 #
-#   bench/run.sh [--data DIR] [--runs N] [--sizes 1g,5g] [--skip-gz]
+#   bench/run.sh [--data DIR] [--runs N] [--runs5 N] [--sizes 1g,5g] [--skip-gz]
 #
 # Finds or regenerates the workload in DIR (default $BENCH_DATA, else
 # /var/tmp/heapfmt-bench; ~8 GB with the 5 GB dump): the 1 GB and 5 GB
@@ -17,11 +17,12 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
 shared=${SHARED:-"$top/../shared"}
 data=${BENCH_DATA:-/var/tmp/heapfmt-bench}
-runs=3 sizes=1g,5g skip_gz=
+runs=3 runs5=1 sizes=1g,5g skip_gz=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--data) data=$2; shift 2 ;;
 	--runs) runs=$2; shift 2 ;;
+	--runs5) runs5=$2; shift 2 ;;
 	--sizes) sizes=$2; shift 2 ;;
 	--skip-gz) skip_gz=1; shift ;;
 	-h | --help) sed -n '2,17p' "$0"; exit 0 ;;
@@ -74,44 +75,43 @@ once() {
 	WALL[$label]="${WALL[$label]:-} $wall"
 	RSS[$label]="${RSS[$label]:-} $rss"
 }
-# pair A_LABEL A_CMD -- B_LABEL B_CMD: warm-up of each, then RUNS alternations.
-pair() {
-	local a=$1; shift
-	local acmd=() bcmd=() b
-	while [ "$1" != -- ]; do acmd+=("$1"); shift; done
-	shift; b=$1; shift; bcmd=("$@")
-	"${acmd[@]}" >/dev/null 2>&1 || true
-	"${bcmd[@]}" >/dev/null 2>&1 || true
+# alternate LABEL CMD [LABEL CMD]...: a warm-up of each shell command CMD,
+# then RUNS rounds of one run of each, in turn (A B A B ...).
+alternate() {
+	local -a labels=() cmds=()
+	while [ $# -gt 0 ]; do labels+=("$1"); cmds+=("$2"); shift 2; done
+	local k
+	for k in "${!cmds[@]}"; do sh -c "${cmds[$k]}" >/dev/null 2>&1 || true; done
 	for ((i = 0; i < runs; i++)); do
-		once "$a" "${acmd[@]}"
-		once "$b" "${bcmd[@]}"
+		for k in "${!cmds[@]}"; do once "${labels[$k]}" sh -c "${cmds[$k]}"; done
 	done
 }
 median() { tr ' ' '\n' <<<"$1" | grep . | sort -g | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
 maxof() { tr ' ' '\n' <<<"$1" | grep . | sort -g | tail -1; }
 
 nd="$scratch/out.ndjson" db="$scratch/out.db" cdb="$scratch/ceiling.db"
-pair "hprof2ndjson 1g-android" sh -c "'$bin/hprof2ndjson' '$android' '$nd'" \
-	-- "hprof-conv 1g-android" "$hprofconv" "$android" "$scratch/conv.hprof"
+alternate "hprof2ndjson 1g-android" "'$bin/hprof2ndjson' '$android' '$nd'" \
+	"hprof-conv 1g-android" "'$hprofconv' '$android' '$scratch/conv.hprof'"
 rm -f "$scratch/conv.hprof"
-pair "hprof2heapdb 1g" sh -c "rm -f '$db'; '$bin/hprof2heapdb' '$d1' '$db'" \
-	-- "sqlite-ceiling --index" sh -c "rm -f '$cdb'; '$tools/sqlite-ceiling' '$cdb' $objects $refs --index"
+alternate "hprof2heapdb 1g" "rm -f '$db'; '$bin/hprof2heapdb' '$d1' '$db'" \
+	"hprof2heapdb --no-analysis 1g" "rm -f '$db'; '$bin/hprof2heapdb' --no-analysis '$d1' '$db'" \
+	"sqlite-ceiling --index" "rm -f '$cdb'; '$tools/sqlite-ceiling' '$cdb' $objects $refs --index"
 rm -f "$cdb"
+# The analysis's own memory (issue 7: at most 24 bytes an object + 8 a reference), on the
+# database the last --no-analysis run left.
+"$bin/heapdb-analyze" --stats "$db" >"$scratch/analyze.txt"
+apeak=$(sed -n 's/^peak_memory=//p' "$scratch/analyze.txt")
 if [ -z "$skip_gz" ]; then
-	pair "hprof2ndjson 1g.gz" sh -c "'$bin/hprof2ndjson' '$gz' '$nd'" \
-		-- "zcat 1g.gz" sh -c "zcat '$gz' >/dev/null"
-	pair "hprof2ndjson 1g" sh -c "'$bin/hprof2ndjson' '$d1' '$nd'" \
-		-- "hprof2ndjson 1g (again)" sh -c "'$bin/hprof2ndjson' '$d1' '$nd'"
+	alternate "hprof2ndjson 1g.gz" "'$bin/hprof2ndjson' '$gz' '$nd'" \
+		"zcat 1g.gz" "zcat '$gz' >/dev/null" \
+		"hprof2ndjson 1g" "'$bin/hprof2ndjson' '$d1' '$nd'"
 fi
 if [ -n "$d5" ]; then
 	s5=$(stats "$d5")
-	for ((i = 0; i < runs; i++)); do
+	for ((i = 0; i < runs5; i++)); do
 		once "hprof2ndjson 5g" sh -c "'$bin/hprof2ndjson' '$d5' '$nd'"
+		once "hprof2heapdb --no-analysis 5g" sh -c "rm -f '$db'; '$bin/hprof2heapdb' --no-analysis '$d5' '$db'"
 		once "hprof2heapdb 5g" sh -c "rm -f '$db'; '$bin/hprof2heapdb' '$d5' '$db'"
-	done
-	# The 1 GB figures for the scale ratios, measured in this same stretch.
-	for ((i = 0; i < runs; i++)); do
-		once "hprof2heapdb 1g (scale)" sh -c "rm -f '$db'; '$bin/hprof2heapdb' '$d1' '$db'"
 	done
 fi
 rm -f "$nd" "$db"
@@ -132,6 +132,7 @@ b1=$(stat -c %s "$d1") ba=$(stat -c %s "$android")
 row "hprof2ndjson 1g-android" "$ba" "$objects"
 row "hprof-conv 1g-android" "$ba" "$objects"
 row "hprof2heapdb 1g" "$b1" "$objects"
+row "hprof2heapdb --no-analysis 1g" "$b1" "$objects"
 row "sqlite-ceiling --index" 0 "$objects"
 if [ -z "$skip_gz" ]; then
 	row "hprof2ndjson 1g.gz" "$b1" "$objects"
@@ -141,8 +142,8 @@ fi
 if [ -n "$d5" ]; then
 	b5=$(stat -c %s "$d5") o5=$(jq .objects <<<"$s5")
 	row "hprof2ndjson 5g" "$b5" "$o5"
+	row "hprof2heapdb --no-analysis 5g" "$b5" "$o5"
 	row "hprof2heapdb 5g" "$b5" "$o5"
-	row "hprof2heapdb 1g (scale)" "$b1" "$objects"
 fi
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf("%.2f", a / b) }'; }
@@ -157,15 +158,23 @@ echo "| target | ratio | goal | |"
 echo "| --- | --- | --- | --- |"
 target "1. hprof2ndjson / hprof-conv (Android-like 1 GB)" "$(ratio "$(m "hprof2ndjson 1g-android")" "$(m "hprof-conv 1g-android")")" 2.5
 target "2. hprof2heapdb / sqlite-ceiling --index (1 GB)" "$(ratio "$(m "hprof2heapdb 1g")" "$(m "sqlite-ceiling --index")")" 0.6
+target "2'. hprof2heapdb --no-analysis / sqlite-ceiling --index" "$(ratio "$(m "hprof2heapdb --no-analysis 1g")" "$(m "sqlite-ceiling --index")")" 0.6
+target "issue 7: hprof2heapdb / hprof2heapdb --no-analysis (1 GB)" "$(ratio "$(m "hprof2heapdb 1g")" "$(m "hprof2heapdb --no-analysis 1g")")" 1.5
+target "issue 7: analysis peak memory / (24 B x objects + 8 B x references)" "$(awk -v p="$apeak" -v o="$objects" -v r="$refs" 'BEGIN { printf("%.2f", p / (24 * o + 8 * r)) }')" 1
 if [ -n "$d5" ]; then
 	n5=$(maxof "${RSS[hprof2ndjson 5g]}") h5=$(maxof "${RSS[hprof2heapdb 5g]}")
+	hn5=$(maxof "${RSS[hprof2heapdb --no-analysis 5g]}")
 	n1=$(maxof "${RSS[hprof2ndjson 1g]:-${RSS[hprof2ndjson 1g-android]}}") h1=$(maxof "${RSS[hprof2heapdb 1g]}")
+	hn1=$(maxof "${RSS[hprof2heapdb --no-analysis 1g]}")
 	target "3a. hprof2ndjson peak RSS, 5 GB (MiB / 150)" "$(ratio "$n5" $((150 * 1024)))" 1
 	target "3b. hprof2heapdb peak RSS, 5 GB (MiB / 1024)" "$(ratio "$h5" $((1024 * 1024)))" 1
+	target "3b'. hprof2heapdb --no-analysis peak RSS, 5 GB (MiB / 1024)" "$(ratio "$hn5" $((1024 * 1024)))" 1
 	target "3c. hprof2ndjson RSS 5 GB / 1 GB" "$(ratio "$n5" "$n1")" 1.3
 	target "3d. hprof2heapdb RSS 5 GB / 1 GB" "$(ratio "$h5" "$h1")" 1.3
+	target "3d'. hprof2heapdb --no-analysis RSS 5 GB / 1 GB" "$(ratio "$hn5" "$hn1")" 1.3
 	target "4a. hprof2ndjson time 5 GB / 1 GB" "$(ratio "$(m "hprof2ndjson 5g")" "$(m "hprof2ndjson 1g")")" 5.5
-	target "4b. hprof2heapdb time 5 GB / 1 GB" "$(ratio "$(m "hprof2heapdb 5g")" "$(m "hprof2heapdb 1g (scale)")")" 5.5
+	target "4b. hprof2heapdb time 5 GB / 1 GB" "$(ratio "$(m "hprof2heapdb 5g")" "$(m "hprof2heapdb 1g")")" 5.5
+	target "4b'. hprof2heapdb --no-analysis time 5 GB / 1 GB" "$(ratio "$(m "hprof2heapdb --no-analysis 5g")" "$(m "hprof2heapdb --no-analysis 1g")")" 5.5
 fi
 if [ -z "$skip_gz" ]; then
 	sum=$(awk -v a="$(m "zcat 1g.gz")" -v b="$(m "hprof2ndjson 1g")" 'BEGIN { print a + b }')

@@ -10,7 +10,7 @@ typedef struct ddm_args {
 	hf_alloc_order order;
 	hf_ddm_shape shape;
 	uint32_t payload;
-	int lenient;
+	int lenient, salvage;
 } ddm_args;
 
 /* The DDM readers' own options. */
@@ -50,6 +50,8 @@ static int ddm_option(void *ctx, int argc, char **argv, int *i)
 			c->shape = HF_DDM_SHAPE_PAYLOAD;
 	} else if (c->prog->stream && !strcmp(a, "--lenient")) {
 		c->lenient = 1;
+	} else if (c->prog->stream && !strcmp(a, "--salvage")) {
+		c->salvage = 1;
 	} else {
 		return 0;
 	}
@@ -74,12 +76,18 @@ static hf_status ddm_run(void *ctx, cli_run *r, hf_error *err)
 		o.payload_type = c->payload;
 		o.order = c->order;
 		o.lenient = c->lenient;
+		o.salvage = c->salvage;
 		o.source_name = r->in;
 		o.crtime = r->crtime;
 		o.generator = cli_prog;
 		o.progress = cli_progress_cb;
 		o.progress_ctx = r->progress;
-		st = hf_ddm_read(in, r->sink, &o, NULL, err);
+		hf_ddm_stats stats;
+		st = hf_ddm_read(in, r->sink, &o, &stats, err);
+		if (!st && stats.incomplete) {
+			r->salvaged = 1;
+			r->damage = stats.damage;
+		}
 	} else {
 		hf_alloc_options o;
 		hf_alloc_options_init(&o);

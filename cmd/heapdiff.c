@@ -67,7 +67,7 @@ static int parse(opts *o, int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v;
 		int missing = 0, c;
-		long long n;
+		long long n = 0;
 		if (only_args || a[0] != '-') {
 			if (o->nargs == 2) {
 				cli_usage_error("too many arguments");

@@ -21,6 +21,8 @@ static const char help[] =
 	"                         NHSG, HPIF, REAL ...); implies --shape=payload\n"
 	"  --lenient              warn instead of failing on a capture cut short, an\n"
 	"                         unpaired HPST/HPEN or a segment outside a series\n"
+	"  --salvage              on a damaged or truncated stream, keep what came before\n"
+	"                         the damage (heapfmt.complete=false; exit status 5)\n"
 	"  --order=auto|newest-first|oldest-first\n"
 	"                         entry order of REAL reports (default auto, see the man page)\n"
 	BATCH_HELP
@@ -31,8 +33,8 @@ static const char help[] =
 	"  sqlite3 out.db < schema/queries/heap_fragmentation.sql\n"
 	"\n"
 	"Exit status: 0 success, 1 bad or truncated input, 2 usage error,\n"
-	"3 I/O error (also: OUT.db exists without --force), 4 out of memory.\n"
-	"See hpsg2heapdb(1).\n";
+	"3 I/O error (also: OUT.db exists without --force), 4 out of memory,\n"
+	"5 salvaged a damaged input (--salvage).  See hpsg2heapdb(1).\n";
 
 int main(int argc, char **argv)
 {

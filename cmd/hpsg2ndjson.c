@@ -20,6 +20,8 @@ static const char help[] =
 	"                         NHSG, HPIF, REAL ...); implies --shape=payload\n"
 	"  --lenient              warn instead of failing on a capture cut short, an\n"
 	"                         unpaired HPST/HPEN or a segment outside a series\n"
+	"  --salvage              on a damaged or truncated stream, keep what came before\n"
+	"                         the damage (heapfmt.complete=false; exit status 5)\n"
 	"  --order=auto|newest-first|oldest-first\n"
 	"                         entry order of REAL reports (default auto, see the man page)\n"
 	BATCH_HELP
@@ -30,7 +32,8 @@ static const char help[] =
 	"  hpsg2ndjson --payload=HPSO segment.bin out.ndjson\n"
 	"\n"
 	"Exit status: 0 success, 1 bad or truncated input, 2 usage error,\n"
-	"3 I/O error, 4 out of memory.  See hpsg2ndjson(1).\n";
+	"3 I/O error, 4 out of memory, 5 salvaged a damaged input (--salvage).\n"
+	"See hpsg2ndjson(1).\n";
 
 int main(int argc, char **argv)
 {

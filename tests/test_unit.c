@@ -119,6 +119,61 @@ static void test_map(void)
 	hf_map_free(&m);
 }
 
+static int cmp_i64(const void *x, const void *y)
+{
+	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+	return (a > b) - (a < b);
+}
+
+/* The id directory answers like a binary search over the whole array, for
+ * present and absent ids, spread evenly, in clusters, negative and at the
+ * ends of the int64 range. */
+static void test_id_index(void)
+{
+	enum { N = 50000 };
+	int64_t *ids = malloc(N * sizeof *ids);
+	uint64_t x = 88172645463325252ULL;
+	for (int shape = 0; shape < 4 && ids; shape++) {
+		size_t n = 0;
+		for (size_t i = 0; i < N; i++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17; /* xorshift64 */
+			int64_t v = shape == 0 ? (int64_t)(x % 4000000) * 8
+			          : shape == 1 ? (int64_t)((x & 1 ? 0x7f0000000LL : 0x100000LL) + (x >> 40) % 100000 * 16)
+			          : shape == 2 ? (int64_t)x
+			          : (int64_t)(x % 1000) - 500;
+			ids[n++] = v;
+		}
+		if (shape == 2) {
+			ids[0] = INT64_MIN;
+			ids[1] = INT64_MAX;
+		}
+		qsort(ids, n, sizeof *ids, cmp_i64);
+		size_t m = 0; /* without repeats, as the node tables give them */
+		for (size_t i = 0; i < n; i++)
+			if (!m || ids[m - 1] != ids[i])
+				ids[m++] = ids[i];
+		hf_id_index ix;
+		hf_id_index_build(&ix, ids, m);
+		int ok = 1;
+		for (size_t i = 0; i < m; i++)
+			if (hf_id_index_find(&ix, ids[i]) != i)
+				ok = 0;
+		for (size_t i = 0; i < m; i++) {
+			int64_t probe[3] = { (int64_t)((uint64_t)ids[i] - 1), (int64_t)((uint64_t)ids[i] + 1),
+			                     ids[i] ^ 4 };
+			for (int k = 0; k < 3; k++)
+				if (hf_id_index_find(&ix, probe[k]) != hf_find_id(ids, m, probe[k]))
+					ok = 0;
+		}
+		CHECK(ok, "id index, shape %d (%zu ids, %llu buckets)", shape, m,
+		      (unsigned long long)ix.nb);
+		CHECK(hf_id_index_bytes(&ix) <= m * 2 + 8, "id index: %zu bytes for %zu ids",
+		      hf_id_index_bytes(&ix), m);
+		hf_id_index_free(&ix);
+	}
+	free(ids);
+}
+
 static size_t gz(const uint8_t *in, size_t n, uint8_t *out, size_t cap)
 {
 	z_stream zs;
@@ -305,6 +360,7 @@ int main(void)
 	test_utf16();
 	test_json_escape();
 	test_map();
+	test_id_index();
 	test_input();
 	test_v8_tokenizer();
 	test_ndjson_deep();

@@ -61,8 +61,7 @@ static const char analysis_ddl[] =
 	" unreachable_bytes INTEGER NOT NULL, max_distance INTEGER);";
 
 static const char analysis_indexes[] =
-	"CREATE INDEX node_analysis_by_dominator ON node_analysis (dominator, dump);"
-	"CREATE INDEX node_analysis_by_retained ON node_analysis (retained_size);";
+	"CREATE INDEX node_analysis_by_dominator ON node_analysis (dominator, dump);";
 
 /* One dump's analysis: the arrays of the phases above and its counts. */
 typedef struct an {
@@ -73,6 +72,7 @@ typedef struct an {
 
 	uint32_t n;              /* objects of the dump */
 	int64_t *ids;            /* [n] sorted (as SQLite orders integers) */
+	hf_id_index by_id;       /* lookups in ids */
 	uint32_t *succ_off;      /* [n+1] */
 	uint32_t *succ;          /* successors; WEAK_BIT marks a referent */
 	uint64_t nsucc;
@@ -171,7 +171,7 @@ static bool table_exists(sqlite3 *db, const char *name)
 
 static uint32_t an_find(const an *a, int64_t id)
 {
-	size_t i = hf_find_id(a->ids, a->n, id);
+	size_t i = hf_id_index_find(&a->by_id, id);
 	return i < a->n ? (uint32_t)i : NONE;
 }
 
@@ -387,7 +387,8 @@ static hf_status load_edges(an *a, const uint32_t *class_of, const uint8_t *ref_
 	sqlite3_stmt *st;
 	hf_status rc = an_prepare(a,
 		"SELECT source, dest, edgetypeid, label FROM edge NOT INDEXED WHERE dump = ?1"
-		" ORDER BY source, dump, seq", &st);
+		" ORDER BY source", &st); /* the scan order, no sorter: the order of a source's
+		                           * references does not change the results */
 	if (rc)
 		return rc;
 	sqlite3_bind_int64(st, 1, a->dump);
@@ -814,6 +815,7 @@ out:
 
 static void an_release(an *a)
 {
+	hf_id_index_free(&a->by_id);
 	free(a->ids);
 	free(a->succ_off);
 	free(a->succ);
@@ -838,6 +840,10 @@ static hf_status analyse_dump(an *a, int64_t **others, size_t *nothers, size_t *
 
 	if ((rc = load_nodes(a, &class_ids, others, nothers, cap_others, discover)))
 		goto out;
+	hf_id_index_build(&a->by_id, a->ids, a->n);
+	a->mem += hf_id_index_bytes(&a->by_id);
+	if (a->mem > a->peak)
+		a->peak = a->mem;
 	nbits = ((size_t)a->n + 8) / 8;
 	root_bits = an_alloc(a, nbits, 1);
 	ref_bits = an_alloc(a, nbits, 1);
@@ -868,6 +874,8 @@ static hf_status analyse_dump(an *a, int64_t **others, size_t *nothers, size_t *
 	an_free(a, &class_ids, a->n, sizeof *class_ids);
 	an_free(a, &root_bits, nbits, 1);
 	an_free(a, &ref_bits, nbits, 1);
+	a->mem -= hf_id_index_bytes(&a->by_id);
+	hf_id_index_free(&a->by_id);
 	an_free(a, &a->ids, a->n, sizeof *a->ids);
 
 	if ((rc = search(a, &nstrong)))
@@ -979,7 +987,7 @@ hf_status hf_heapdb_analyze(const char *path, const hf_analysis_options *opt,
                             hf_analysis_stats *stats, hf_error *err)
 {
 	sqlite3 *db = NULL;
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
 		hf_status st = hf_error_set(err, HF_ERR_IO, "SQLite: cannot open %s: %s", path,
 		                            db ? sqlite3_errmsg(db) : "out of memory");
 		sqlite3_close(db);

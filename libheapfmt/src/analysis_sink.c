@@ -140,7 +140,7 @@ static hf_status emit_analysis(tee *t, hf_error *err)
 	sqlite3 *db = NULL;
 	sqlite3_stmt *st = NULL;
 	hf_status rc = HF_OK;
-	if (sqlite3_open_v2(t->db_path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK ||
+	if (sqlite3_open_v2(t->db_path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(db, "SELECT identifier, dump, reachable, distance, dominator, retained_size"
 	                           " FROM node_analysis ORDER BY identifier, dump", -1, &st, NULL) != SQLITE_OK) {
 		rc = hf_error_set(err, HF_ERR_IO, "SQLite: %s: %s", t->db_path,

@@ -204,7 +204,7 @@ static hf_status unpaired(stream *s, uint32_t type, uint64_t base, const char *f
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	if (s->opt->lenient)
+	if (s->opt->lenient || s->stats->incomplete)
 		return cwarn(s, type, base, 0, "%s", msg);
 	return cfail(s, HF_ERR_FORMAT, type, base, 0, "%s (--lenient accepts this)", msg);
 }
@@ -1272,6 +1272,14 @@ static hf_status trailer(stream *s)
 	for (size_t i = 0; i < sizeof counts / sizeof *counts; i++)
 		if ((st = meta_u(s, counts[i].k, counts[i].v)))
 			return st;
+	if (s->stats->incomplete) {
+		char line[512], at[24];
+		hf_error_format(&s->stats->damage, line, sizeof line);
+		snprintf(at, sizeof at, "%" PRIu64, s->stats->stopped_at);
+		if ((st = ddm_meta(&s->c, "heapfmt.stopped_at", at)) ||
+		    (st = ddm_meta(&s->c, "heapfmt.damage", line)))
+			return st;
+	}
 	return ddm_meta(&s->c, "heapfmt.complete", s->stop ? "false" : "true");
 }
 
@@ -1324,6 +1332,16 @@ hf_status hf_ddm_read(hf_input *in, hf_sink *sink, const hf_ddm_options *opt,
 		st = read_chunks(s);
 	else
 		st = read_payload(s);
+	if (st && opt->salvage && st != HF_ERR_NOMEM && st != HF_ERR_IO && st != HF_ERR_USAGE) {
+		/* Keep what came before the damage: the open series end
+		 * incomplete, and the trailer says where the reader stopped. */
+		stats->incomplete = 1;
+		stats->damage = *err;
+		stats->stopped_at = err->has_offset ? err->offset : hf_input_offset(in);
+		memset(err, 0, sizeof *err);
+		s->stop = 1;
+		st = HF_OK;
+	}
 	if (!st)
 		st = trailer(s);
 out:

@@ -494,7 +494,7 @@ hf_status hf_heapdb_read(const char *path, hf_sink *sink, hf_read_stats *stats, 
 	r.sink = sink;
 	r.err = err;
 	r.st = stats;
-	if (sqlite3_open_v2(path, &r.db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+	if (sqlite3_open_v2(path, &r.db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
 		hf_status s = hf_error_set(err, r.db ? HF_ERR_IO : HF_ERR_NOMEM, "cannot open %s: %s", path,
 		                           r.db ? sqlite3_errmsg(r.db) : "out of memory");
 		sqlite3_close(r.db);

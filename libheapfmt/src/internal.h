@@ -97,4 +97,38 @@ static inline size_t hf_find_id(const int64_t *ids, size_t n, int64_t id)
 	return lo < n && ids[lo] == id ? lo : n;
 }
 
+/* A directory over sorted ids (util.c): bucket b holds the ids whose offset
+ * from the smallest, shifted right by shift, is b, so a lookup is one
+ * directory read and a binary search over a few neighbours instead of
+ * log2(n) cache misses across the whole array (object ids are addresses,
+ * spread evenly enough).  Costs at most 2 bytes per id; without a directory
+ * (allocation failed, or too many ids) lookups are plain binary searches. */
+typedef struct hf_id_index {
+	const int64_t *ids;
+	size_t n;
+	uint32_t *dir; /* nb + 1 entries: dir[b] = first index of bucket b */
+	uint64_t nb;
+	int64_t min;
+	unsigned shift;
+} hf_id_index;
+
+void hf_id_index_build(hf_id_index *x, const int64_t *ids, size_t n);
+void hf_id_index_free(hf_id_index *x);
+size_t hf_id_index_bytes(const hf_id_index *x);
+
+/* The index of id in the indexed ids; n when it is not there. */
+static inline size_t hf_id_index_find(const hf_id_index *x, int64_t id)
+{
+	if (!x->dir)
+		return hf_find_id(x->ids, x->n, id);
+	if (id < x->min)
+		return x->n;
+	uint64_t b = ((uint64_t)id - (uint64_t)x->min) >> x->shift;
+	if (b >= x->nb)
+		return x->n;
+	size_t lo = x->dir[b], hi = x->dir[b + 1];
+	size_t i = lo + hf_find_id(x->ids + lo, hi - lo, id);
+	return i < hi ? i : x->n;
+}
+
 #endif

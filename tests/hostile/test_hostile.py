@@ -25,12 +25,15 @@ has bits flipped at seeded random places.  The rule for every run:
     marker); a flipped bit may be harmless (a byte of a value, a name).  A
     DDM stream cut between two chunks or packets is a shorter valid stream.
 
-With --salvage a cut HPROF file gives exit 5: the output is valid, its
+With --salvage a cut HPROF file or DDM stream gives exit 5: the output is valid, its
 metadata says heapfmt.complete=false and heapfmt.stopped_at (the offset of
 the error line), and its records are the good file's in the good file's
 order (a subsequence of the full conversion's lines), except nodes that say
 less than the good file's (a String whose text, or an instance whose class,
-came after the damage: a subset of the good node's fields).
+came after the damage: a subset of the good node's fields) and DDM heap
+series the damage cut short (ddm.heap_dump with complete 0).  An allocation
+report has no --salvage: its string table comes last, so what precedes a cut
+has no class or method names.
 
 Cost: a cut at offset N reads N bytes, so in files over 300 kB the cuts fall
 in the first MiB, and whole files over 2 MB get no bit flips (each would read
@@ -364,7 +367,7 @@ def gather_own(srcroot, hprofgen, ddmgen, work):
         p = os.path.join(gen, d + ".bin")
         subprocess.run([ddmgen, os.path.join(srcroot, "tests", "ddm", d + ".desc"), p],
                        check=True, stdout=subprocess.DEVNULL)
-        inp = Input("ddmgen/" + d, p, kind)
+        inp = Input("ddmgen/" + d, p, kind, small=(kind == "ddm"))
         with open(os.path.join(srcroot, "tests", "ddm", d + ".desc")) as f:
             inp.args = re.findall(r"\bargs=(\S+)", f.read())
         inputs.append(inp)
@@ -505,6 +508,12 @@ class Sweep:
             if rec["record"] == "node" and g and all(g.get(k) == v for k, v in rec.items()):
                 strays += 1   # a String without its text
                 continue
+            if rec["record"] == "ddm.heap_dump" and rec.get("complete") == 0:
+                strays += 1   # a heap series the damage cut short
+                continue
+            if rec["record"] == "ddm.chunk" and meta.get("ddm.shape") == "payload":
+                strays += 1   # the one chunk of a bare payload is the input, cut
+                continue
             fail("%s: salvaged a record the good file does not have: %s" % (what, l.strip()[:200]))
             return
         count("salvage compared")
@@ -515,7 +524,7 @@ class Sweep:
         per_kind = 2 if small else 1
         limit = len(inp.data) if small else 1 << 20
         good = None
-        if inp.kind == "hprof" and inp.small:
+        if inp.kind in ("hprof", "ddm") and inp.small:
             rc, good, _ = self.convert(inp, inp.data, inp.name + " (whole)", True)
             if rc != 0:
                 good = None
@@ -526,7 +535,7 @@ class Sweep:
             cut = inp.data[:off]
             # A bare HPSG/HPSO payload is a list of runs: a cut may end a run.
             self.convert(inp, cut, what, boundary or where == "inside payload")
-            if good is not None and not boundary and inp.kind == "hprof" and off > 40:
+            if good is not None and not boundary and (inp.kind == "ddm" or off > 40):
                 rc, lines, meta = self.convert(inp, cut, what + " --salvage", False, salvage=True)
                 if rc == 5:
                     self.salvage_matches(what, good, lines, meta)

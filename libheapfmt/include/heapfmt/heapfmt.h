@@ -353,6 +353,8 @@ typedef struct hf_ddm_options {
 	const char *generator;   /* program name for metadata; NULL = "libheapfmt" */
 	hf_progress_fn progress;
 	void *progress_ctx;
+	int salvage;             /* on damaged input keep what came before: open
+	                          * series end incomplete (see stats) */
 } hf_ddm_options;
 
 HF_API void hf_ddm_options_init(hf_ddm_options *opt);
@@ -364,6 +366,12 @@ typedef struct hf_ddm_stats {
 	uint64_t thread_events;
 	hf_alloc_stats alloc;    /* REAL reports found in the stream */
 	uint64_t warnings;
+	/* With salvage: the input was damaged; everything before stopped_at was
+	 * written, and metadata heapfmt.complete is false; damage holds the error
+	 * that stopped the reader. */
+	int incomplete;
+	uint64_t stopped_at;
+	hf_error damage;
 } hf_ddm_stats;
 
 /* Reads a recorded DDM stream (JDWP bytes, bare chunks or one chunk payload)
