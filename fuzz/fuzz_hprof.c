@@ -9,9 +9,10 @@ static hf_status read_hprof(hf_input *in, hf_sink *sink, const uint8_t *data, si
 	(void)data;
 	hf_hprof_options opt;
 	hf_hprof_options_init(&opt);
-	/* Small buffers so the fuzzer reaches the spill and eviction paths. */
+	/* Small buffers so the fuzzer reaches the spill, eviction and parking paths. */
 	opt.spool_memory = 4096;
 	opt.string_cache = 4096;
+	opt.string_wait = 2;
 	opt.values = size & 1;
 	return hf_hprof_read(in, sink, &opt, NULL, err);
 }

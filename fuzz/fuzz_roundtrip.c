@@ -144,6 +144,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		opt.crtime = "2000-01-01T00:00:00Z";
 		opt.spool_memory = 4096;
 		opt.string_cache = 4096;
+		opt.string_wait = 2;
 		opt.values = size & 1;
 		st = hf_hprof_read(in, sink, &opt, NULL, &err);
 	} else {

@@ -339,12 +339,20 @@ static void test_ndjson_deep(void)
 	memset(line + sizeof head - 1, '[', depth);
 	memset(line + sizeof head - 1 + depth, ']', depth);
 	memcpy(line + n - 2, "}\n", 3);
-	hf_input *in;
-	hf_sink *sink;
+	hf_input *in = NULL;
+	hf_sink *sink = NULL;
 	hf_error err;
 	FILE *devnull = fopen("/dev/null", "wb");
 	CHECK(devnull && hf_input_open_memory(&in, line, n, &err) == HF_OK &&
 	      hf_ndjson_sink_new(&sink, devnull, &err) == HF_OK, "open");
+	if (!in || !sink) {
+		hf_sink_destroy(sink, 0);
+		hf_input_close(in);
+		if (devnull)
+			fclose(devnull);
+		free(line);
+		return;
+	}
 	hf_status st = hf_ndjson_read(in, sink, NULL, NULL, &err);
 	CHECK(st == HF_ERR_FORMAT && err.has_offset && err.offset == 0,
 	      "a million nested arrays: %s, %s", hf_status_name(st), err.message);

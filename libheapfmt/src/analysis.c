@@ -11,7 +11,8 @@
  * (class references included), n reachable objects + 1 (the super-root);
  * the arrays held at once, phase by phase:
  *
- *   load     ids 8N, class ids 8N, successor offsets 4N, successors 4E
+ *   load     ids 8N, class ids 8N, successor offsets 4N, successors 4E (up to
+ *            8E while the array doubles), the id directory (at most 2N)
  *   search   successor CSR 4N + 4E, distance 4N, queue 4N
  *   DFS      successor CSR, distance, DFS number 4N, parent 4n, cursor 4n
  *   preds    the above less the cursor, predecessor CSR 4n + 4E
@@ -512,7 +513,7 @@ static hf_status search(an *a, uint32_t *nstrong)
  * is the chain of parents, and each vertex keeps its own position in its
  * successor list (cursor), so no stack is needed.  parent[] comes out in
  * depth-first numbers. */
-static hf_status number(an *a, uint32_t **parent_out, uint32_t **cursor_out)
+static hf_status number(an *a, uint32_t **parent_out)
 {
 	uint32_t nv = a->nv;
 	a->dfn = an_alloc(a, a->n, sizeof *a->dfn);
@@ -555,13 +556,17 @@ static hf_status number(an *a, uint32_t **parent_out, uint32_t **cursor_out)
 			u = down;
 		}
 	}
-	if (next != nv)
+	/* The cursors are done with: freed before the predecessor lists, the
+	 * largest step, are built (semi takes their place afterwards). */
+	an_free(a, &cursor, nv, sizeof *cursor);
+	if (next != nv) {
+		an_free(a, &parent, nv, sizeof *parent);
 		return hf_error_set(a->err, HF_ERR_FORMAT, "analysis: %u objects numbered, %u reached",
 		                    next - 1, nv - 1);
+	}
 	for (uint32_t d = 1; d < nv; d++)
 		parent[d] = parent[d] == NONE ? 0 : a->dfn[parent[d]];
 	*parent_out = parent;
-	*cursor_out = cursor;
 	return HF_OK;
 }
 
@@ -654,16 +659,16 @@ static uint32_t eval(uint32_t *anc, uint32_t *label, const uint32_t *semi, uint3
 }
 
 /* Lengauer-Tarjan on depth-first numbers: a->idom[w] for every vertex w >= 1
- * (0 is the super-root).  anc comes in as the parents and semi as free
- * space; both are consumed. */
-static hf_status dominators(an *a, uint32_t *anc, uint32_t *semi, const uint32_t *off,
-                            const uint32_t *pred)
+ * (0 is the super-root).  anc comes in as the parents, and is consumed. */
+static hf_status dominators(an *a, uint32_t *anc, const uint32_t *off, const uint32_t *pred)
 {
 	uint32_t nv = a->nv;
 	uint32_t *label = an_alloc(a, nv, sizeof *label);
+	uint32_t *semi = an_alloc(a, nv, sizeof *semi);
 	a->idom = an_alloc(a, nv, sizeof *a->idom);
-	if (!label || !a->idom) {
+	if (!label || !semi || !a->idom) {
 		an_free(a, &label, nv, sizeof *label);
+		an_free(a, &semi, nv, sizeof *semi);
 		return an_nomem(a);
 	}
 	for (uint32_t v = 0; v < nv; v++) {
@@ -695,6 +700,7 @@ static hf_status dominators(an *a, uint32_t *anc, uint32_t *semi, const uint32_t
 		if (a->idom[w] != semi[w])
 			a->idom[w] = a->idom[a->idom[w]];
 	an_free(a, &label, nv, sizeof *label);
+	an_free(a, &semi, nv, sizeof *semi);
 	return HF_OK;
 }
 
@@ -834,7 +840,7 @@ static hf_status analyse_dump(an *a, int64_t **others, size_t *nothers, size_t *
 	int64_t *class_ids = NULL, *refs = NULL, *labels = NULL;
 	size_t nrefs = 0, nlabels = 0;
 	uint8_t *root_bits = NULL, *ref_bits = NULL;
-	uint32_t *class_of = NULL, *parent = NULL, *cursor = NULL, *off = NULL, *pred = NULL;
+	uint32_t *class_of = NULL, *parent = NULL, *off = NULL, *pred = NULL;
 	uint32_t nstrong = 0, npred = 0;
 	size_t nbits = 0;
 
@@ -881,14 +887,13 @@ static hf_status analyse_dump(an *a, int64_t **others, size_t *nothers, size_t *
 	if ((rc = search(a, &nstrong)))
 		goto out;
 	a->nv = nstrong + 1;
-	if ((rc = number(a, &parent, &cursor)))
+	if ((rc = number(a, &parent)))
 		goto out;
 	if ((rc = predecessors(a, &off, &pred, &npred)))
 		goto out;
-	if ((rc = dominators(a, parent, cursor, off, pred)))
+	if ((rc = dominators(a, parent, off, pred)))
 		goto out;
 	an_free(a, &parent, a->nv, sizeof *parent);
-	an_free(a, &cursor, a->nv, sizeof *cursor);
 	an_free(a, &off, (size_t)a->nv + 1, sizeof *off);
 	an_free(a, &pred, npred ? npred : 1, sizeof *pred);
 	rc = write_results(a);
@@ -899,7 +904,6 @@ out:
 	free(root_bits);
 	free(ref_bits);
 	free(parent);
-	free(cursor);
 	free(off);
 	free(pred);
 	an_release(a);

@@ -18,6 +18,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "internal.h"
 #include "hprof_model.h"
+#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <math.h>
@@ -54,6 +55,9 @@ enum { T_OBJECT = 2, T_BOOLEAN = 4, T_CHAR = 5, T_FLOAT = 6, T_DOUBLE = 7, T_BYT
 #define MAX_SMALL_RECORD ((uint64_t)64 << 20)
 #define DEFAULT_SPOOL_MEMORY ((size_t)64 << 20)
 #define DEFAULT_STRING_CACHE ((size_t)32 << 20)
+/* Strings waiting for their array, in memory, before they are parked on disk
+ * (about 100 bytes each, plus the map: some 30 MiB). */
+#define DEFAULT_STRING_WAIT ((size_t)256 << 10)
 
 static const char *const type_names[12] = {
 	NULL, NULL, "object", NULL, "boolean", "char", "float", "double", "byte", "short", "int", "long"
@@ -189,6 +193,10 @@ typedef struct reader {
 	int rescan;          /* second pass: only resolving late Strings */
 	pending_string *pending;
 	size_t npending, cappending, pending_free; /* free list head (UINT32_MAX none) */
+	size_t pending_live;     /* entries of pending[] in use */
+	size_t string_wait;      /* the most kept in memory before parking */
+	FILE *park_file;         /* waiting Strings parked on disk, for later passes */
+	uint64_t parked, park_read;
 	hf_map cache_map;    /* array id -> cache slot */
 	cached_array *cache;
 	size_t cache_slots, cache_head, cache_tail, cache_used_slots;
@@ -739,6 +747,151 @@ static void pending_release(reader *r, uint32_t ix)
 {
 	r->pending[ix].next = (uint32_t)r->pending_free;
 	r->pending_free = ix;
+	r->pending_live--;
+}
+
+/* Every entry of pending[] free again (none is in a map any more). */
+static void pending_clear(reader *r)
+{
+	for (size_t i = 0; i < r->npending; i++) {
+		free(r->pending[i].values);
+		r->pending[i].values = NULL;
+	}
+	r->npending = 0;
+	r->pending_live = 0;
+	r->pending_free = UINT32_MAX;
+}
+
+/* A free entry of pending[] in *ix. */
+static hf_status pending_new(reader *r, uint32_t *ix)
+{
+	if (r->pending_free != UINT32_MAX) {
+		*ix = (uint32_t)r->pending_free;
+		r->pending_free = r->pending[*ix].next;
+	} else {
+		if (r->npending == r->cappending) {
+			size_t nc = r->cappending ? r->cappending * 2 : 1024;
+			if (nc >= UINT32_MAX)
+				return hf_error_set(r->err, HF_ERR_LIMIT, "too many pending strings");
+			pending_string *np = realloc(r->pending, nc * sizeof *np);
+			if (!np)
+				return nomem(r);
+			r->pending = np;
+			r->cappending = nc;
+		}
+		*ix = (uint32_t)r->npending++;
+	}
+	r->pending_live++;
+	return HF_OK;
+}
+
+/* ---- parked Strings ------------------------------------------------------------
+ * Waiting Strings are bounded in memory: past string_wait of them (input that
+ * can be read again only), all that wait are written to a temporary file and
+ * their arrays are looked for by later passes over the input, string_wait
+ * Strings a pass (rescan_late).  Parked Strings' nodes come after the dump's
+ * other records; the records are the same. */
+
+typedef struct parked_string {
+	uint64_t array, sid, node, cls, size, values_len;
+	int64_t offset, count;
+	int32_t coder;
+	uint32_t dump, heap, pad;
+} parked_string;
+
+static hf_status park_io(reader *r)
+{
+	return hf_error_set(r->err, HF_ERR_IO, "cannot use a temporary file for waiting Strings: %s",
+	                    strerror(errno));
+}
+
+static hf_status park_chain(reader *r, uint64_t array, uint32_t ix)
+{
+	for (; ix != UINT32_MAX; ix = r->pending[ix].next) {
+		pending_string *ps = &r->pending[ix];
+		parked_string p = { array, ps->sid, ps->node, ps->cls, ps->size,
+		                    ps->values ? ps->values_len : 0, ps->offset, ps->count,
+		                    ps->coder, ps->dump, ps->heap, ps->values != NULL };
+		if (fwrite(&p, sizeof p, 1, r->park_file) != 1 ||
+		    (p.values_len && fwrite(ps->values, 1, p.values_len, r->park_file) != p.values_len))
+			return park_io(r);
+		free(ps->values);
+		ps->values = NULL;
+		r->parked++;
+		r->stats->parked_strings++;
+	}
+	return HF_OK;
+}
+
+static hf_status park_map(reader *r, hf_map *m)
+{
+	hf_status st;
+	if (m->has_empty_key) {
+		/* An array id equal to the map's sentinel: cannot wait for it. */
+		for (uint32_t ix = (uint32_t)m->empty_key_val; ix != UINT32_MAX; ix = r->pending[ix].next)
+			if ((st = finish_pending(r, &r->pending[ix], 0)))
+				return st;
+	}
+	for (size_t i = 0; i < m->cap; i++)
+		if (m->slots[i].key != HF_MAP_EMPTY &&
+		    (st = park_chain(r, m->slots[i].key, (uint32_t)m->slots[i].val)))
+			return st;
+	hf_map_free(m);
+	return HF_OK;
+}
+
+/* Every String waiting in memory goes to the park file. */
+static hf_status park_all(reader *r)
+{
+	hf_status st;
+	if (!r->park_file && !(r->park_file = tmpfile()))
+		return park_io(r);
+	if (fseek(r->park_file, 0, SEEK_END) != 0)
+		return park_io(r);
+	if ((st = park_map(r, &r->pending_map)) || (st = park_map(r, &r->late_map)))
+		return st;
+	pending_clear(r);
+	return HF_OK;
+}
+
+/* Loads up to string_wait parked Strings into late_map (pending[] is empty). */
+static hf_status unpark_some(reader *r)
+{
+	hf_status st;
+	if (r->park_read == 0 && fseek(r->park_file, 0, SEEK_SET) != 0)
+		return park_io(r);
+	while (r->park_read < r->parked && r->pending_live < r->string_wait) {
+		parked_string p;
+		if (fread(&p, sizeof p, 1, r->park_file) != 1)
+			return park_io(r);
+		r->park_read++;
+		uint32_t ix = 0;
+		if ((st = pending_new(r, &ix)))
+			return st;
+		pending_string *ps = &r->pending[ix];
+		memset(ps, 0, sizeof *ps);
+		ps->sid = p.sid;
+		ps->node = p.node;
+		ps->cls = p.cls;
+		ps->size = p.size;
+		ps->offset = p.offset;
+		ps->count = p.count;
+		ps->coder = p.coder;
+		ps->dump = p.dump;
+		ps->heap = p.heap;
+		if (p.pad) {
+			if (p.values_len > ((uint64_t)1 << 40) || !(ps->values = malloc(p.values_len + 1)))
+				return nomem(r);
+			if (fread(ps->values, 1, p.values_len, r->park_file) != p.values_len)
+				return park_io(r);
+			ps->values_len = p.values_len;
+		}
+		uint64_t *first = hf_map_get(&r->late_map, p.array);
+		ps->next = first ? (uint32_t)*first : UINT32_MAX;
+		if (!hf_map_put(&r->late_map, p.array, ix))
+			return nomem(r);
+	}
+	return HF_OK;
 }
 
 /* A char[] or byte[] arrived: resolve Strings waiting for it. */
@@ -855,22 +1008,15 @@ static hf_status string_text(reader *r, uint64_t value_id, pending_string ps, in
 		memcpy(copy, ps.values, ps.values_len);
 		ps.values = copy;
 	}
-	uint32_t ix;
-	if (r->pending_free != UINT32_MAX) {
-		ix = (uint32_t)r->pending_free;
-		r->pending_free = r->pending[ix].next;
-	} else {
-		if (r->npending == r->cappending) {
-			size_t nc = r->cappending ? r->cappending * 2 : 1024;
-			if (nc >= UINT32_MAX)
-				return hf_error_set(r->err, HF_ERR_LIMIT, "too many pending strings");
-			pending_string *np = realloc(r->pending, nc * sizeof *np);
-			if (!np)
-				return nomem(r);
-			r->pending = np;
-			r->cappending = nc;
-		}
-		ix = (uint32_t)r->npending++;
+	hf_status st;
+	if (r->pending_live >= r->string_wait && hf_input_can_rewind(r->in) && (st = park_all(r))) {
+		free(ps.values);
+		return st;
+	}
+	uint32_t ix = 0;
+	if ((st = pending_new(r, &ix))) {
+		free(ps.values);
+		return st;
 	}
 	uint64_t *first = hf_map_get(&r->pending_map, value_id);
 	ps.next = first ? (uint32_t)*first : UINT32_MAX;
@@ -2231,21 +2377,31 @@ static hf_status rescan_late_without_input(reader *r);
  * again, looking only at the char[] and byte[] they wait for. */
 static hf_status rescan_late(reader *r)
 {
-	if (!r->late_map.count)
-		return HF_OK;
 	hf_status st;
-	if (hf_input_can_rewind(r->in)) {
-		if ((st = hf_input_rewind(r->in, r->err)))
+	/* Once Strings were parked, all that wait are: a pass each string_wait. */
+	if (r->parked && (st = park_all(r)))
+		return st;
+	for (;;) {
+		if (r->parked && (st = unpark_some(r)))
 			return st;
-		r->rescan = 1;
-		r->dump = 0;
-		r->dump_open = 0;
-		if ((st = read_header(r)))
-			return st;
-		if ((st = read_records(r)))
+		if (!r->late_map.count)
+			return HF_OK;
+		if (hf_input_can_rewind(r->in)) {
+			if ((st = hf_input_rewind(r->in, r->err)))
+				return st;
+			r->stats->string_passes++;
+			r->rescan = 1;
+			r->dump = 0;
+			r->dump_open = 0;
+			if ((st = read_header(r)))
+				return st;
+			if ((st = read_records(r)))
+				return st;
+		}
+		/* Strings not found in a whole pass never will be. */
+		if ((st = rescan_late_without_input(r)))
 			return st;
 	}
-	return rescan_late_without_input(r);
 }
 
 /* Writes the nodes of Strings still waiting, without text. */
@@ -2263,6 +2419,20 @@ static hf_status rescan_late_without_input(reader *r)
 				return st;
 	}
 	hf_map_free(&r->late_map);
+	pending_clear(r); /* pending[] held only these (the dumps have ended) */
+	return HF_OK;
+}
+
+/* After damage (salvage): parked Strings are written without text too. */
+static hf_status finish_parked_without_input(reader *r)
+{
+	hf_status st;
+	if (r->parked && (st = park_all(r)))
+		return st;
+	while (r->park_read < r->parked) {
+		if ((st = unpark_some(r)) || (st = rescan_late_without_input(r)))
+			return st;
+	}
 	return HF_OK;
 }
 
@@ -2335,6 +2505,7 @@ hf_status hf_hprof_read(hf_input *in, hf_sink *sink, const hf_hprof_options *opt
 	r->next_sid = 1;
 	r->last_class_ix = SIZE_MAX;
 	r->pending_free = UINT32_MAX;
+	r->string_wait = opt->string_wait ? opt->string_wait : DEFAULT_STRING_WAIT;
 	r->cache_cap = opt->string_cache ? opt->string_cache : DEFAULT_STRING_CACHE;
 	r->cache_slots = r->cache_cap / 64 + 16;
 	r->cache_ring = malloc(r->cache_cap);
@@ -2363,12 +2534,15 @@ hf_status hf_hprof_read(hf_input *in, hf_sink *sink, const hf_hprof_options *opt
 	} else if ((st = rescan_late(r))) {
 		goto out;
 	}
-	if (stats->incomplete && (st = rescan_late_without_input(r)))
+	if (stats->incomplete &&
+	    ((st = rescan_late_without_input(r)) || (st = finish_parked_without_input(r))))
 		goto out;
 	st = trailer(r);
 out:
 	if (r->spool_file)
 		fclose(r->spool_file);
+	if (r->park_file)
+		fclose(r->park_file);
 	for (size_t i = 0; i < r->nclasses; i++) {
 		free(r->classes[i].fields);
 		free(r->classes[i].flat);

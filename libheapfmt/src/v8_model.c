@@ -611,7 +611,7 @@ static bool capture_tok(hf_jlex *lx, hf_jtok t, hf_buf *cap, size_t limit, int *
 	case HF_JT_TRUE: ok = hf_buf_append(cap, "true", 4); break;
 	case HF_JT_FALSE: ok = hf_buf_append(cap, "false", 5); break;
 	case HF_JT_NULL: ok = hf_buf_append(cap, "null", 4); break;
-	default: ok = hf_buf_append(cap, "{}[]:," + (t - HF_JT_LBRACE), 1); break;
+	default: ok = hf_buf_append(cap, &"{}[]:,"[t - HF_JT_LBRACE], 1); break;
 	}
 	if (!ok)
 		return false;

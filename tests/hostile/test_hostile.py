@@ -42,6 +42,8 @@ project's own inputs; meson runs the two side by side.
 
 The random choices are seeded from the input's name (HEAPFMT_SWEEP_SEED
 changes them), so every failure reproduces; the failing command is printed.
+HEAPFMT_SWEEP_PER_KIND sets the cuts per kind of place (default 2, 1 in
+files over 300 kB) for a longer sweep by hand.
 Exits 77 (skip) only when there is nothing to test.
 """
 import gzip
@@ -522,6 +524,8 @@ class Sweep:
         rng = random.Random("%s/%s" % (seed, inp.name))
         small = len(inp.data) < 300000
         per_kind = 2 if small else 1
+        # A longer sweep by hand: HEAPFMT_SWEEP_PER_KIND=20 (cuts per kind of place).
+        per_kind = int(os.environ.get("HEAPFMT_SWEEP_PER_KIND", per_kind))
         limit = len(inp.data) if small else 1 << 20
         good = None
         if inp.kind in ("hprof", "ddm") and inp.small:

@@ -253,6 +253,8 @@ typedef struct hf_hprof_options {
 	size_t spool_memory; /* bytes of deferred instances kept in memory (0 = default) */
 	size_t string_cache; /* bytes of recent char/byte arrays kept to decode Strings */
 	int salvage;         /* on damaged input keep what came before (see stats) */
+	size_t string_wait;  /* Strings kept waiting for their array in memory before
+	                      * they are parked on disk for another pass (0 = default) */
 } hf_hprof_options;
 
 HF_API void hf_hprof_options_init(hf_hprof_options *opt);
@@ -263,6 +265,8 @@ typedef struct hf_hprof_stats {
 	uint64_t roots, strings, string_texts, edges;
 	uint64_t unknown_tags, deferred_instances, unresolved_strings;
 	uint64_t warnings;
+	uint64_t parked_strings, string_passes; /* Strings parked on disk; passes over the
+	                                         * input for waiting Strings */
 	/* With salvage: the input was damaged; everything before stopped_at was
 	 * converted and the output's metadata says heapfmt.complete=false.
 	 * damage holds the error that stopped the reader. */
