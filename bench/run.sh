@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # heapfmt benchmarks against the baselines of ../shared/bench (issue 5):
 #
-#   bench/run.sh [--data DIR] [--runs N] [--runs5 N] [--sizes 1g,5g] [--skip-gz]
+#   bench/run.sh [--data DIR] [--runs N] [--runs5 N] [--sizes 1g,5g] [--skip-gz] [--skip-heapdb]
 #
 # Finds or regenerates the workload in DIR (default $BENCH_DATA, else
 # /var/tmp/heapfmt-bench; ~8 GB with the 5 GB dump): the 1 GB and 5 GB
@@ -17,7 +17,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
 shared=${SHARED:-"$top/../shared"}
 data=${BENCH_DATA:-/var/tmp/heapfmt-bench}
-runs=3 runs5=1 sizes=1g,5g skip_gz=
+runs=3 runs5=1 sizes=1g,5g skip_gz= skip_heapdb=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--data) data=$2; shift 2 ;;
@@ -25,6 +25,7 @@ while [ $# -gt 0 ]; do
 	--runs5) runs5=$2; shift 2 ;;
 	--sizes) sizes=$2; shift 2 ;;
 	--skip-gz) skip_gz=1; shift ;;
+	--skip-heapdb) skip_heapdb=1; shift ;;
 	-h | --help) sed -n '2,17p' "$0"; exit 0 ;;
 	*) echo "bench/run.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
@@ -93,14 +94,16 @@ nd="$scratch/out.ndjson" db="$scratch/out.db" cdb="$scratch/ceiling.db"
 alternate "hprof2ndjson 1g-android" "'$bin/hprof2ndjson' '$android' '$nd'" \
 	"hprof-conv 1g-android" "'$hprofconv' '$android' '$scratch/conv.hprof'"
 rm -f "$scratch/conv.hprof"
-alternate "hprof2heapdb 1g" "rm -f '$db'; '$bin/hprof2heapdb' '$d1' '$db'" \
-	"hprof2heapdb --no-analysis 1g" "rm -f '$db'; '$bin/hprof2heapdb' --no-analysis '$d1' '$db'" \
-	"sqlite-ceiling --index" "rm -f '$cdb'; '$tools/sqlite-ceiling' '$cdb' $objects $refs --index"
-rm -f "$cdb"
-# The analysis's own memory (issue 7: at most 24 bytes an object + 8 a reference), on the
-# database the last --no-analysis run left.
-"$bin/heapdb-analyze" --stats "$db" >"$scratch/analyze.txt"
-apeak=$(sed -n 's/^peak_memory=//p' "$scratch/analyze.txt")
+if [ -z "$skip_heapdb" ]; then
+	alternate "hprof2heapdb 1g" "rm -f '$db'; '$bin/hprof2heapdb' '$d1' '$db'" \
+		"hprof2heapdb --no-analysis 1g" "rm -f '$db'; '$bin/hprof2heapdb' --no-analysis '$d1' '$db'" \
+		"sqlite-ceiling --index" "rm -f '$cdb'; '$tools/sqlite-ceiling' '$cdb' $objects $refs --index"
+	rm -f "$cdb"
+	# The analysis's own memory (issue 7: at most 24 bytes an object + 8 a reference), on
+	# the database the last --no-analysis run left.
+	"$bin/heapdb-analyze" --stats "$db" >"$scratch/analyze.txt"
+	apeak=$(sed -n 's/^peak_memory=//p' "$scratch/analyze.txt")
+fi
 if [ -z "$skip_gz" ]; then
 	alternate "hprof2ndjson 1g.gz" "'$bin/hprof2ndjson' '$gz' '$nd'" \
 		"zcat 1g.gz" "zcat '$gz' >/dev/null" \
@@ -110,6 +113,7 @@ if [ -n "$d5" ]; then
 	s5=$(stats "$d5")
 	for ((i = 0; i < runs5; i++)); do
 		once "hprof2ndjson 5g" sh -c "'$bin/hprof2ndjson' '$d5' '$nd'"
+		[ -n "$skip_heapdb" ] && continue
 		once "hprof2heapdb --no-analysis 5g" sh -c "rm -f '$db'; '$bin/hprof2heapdb' --no-analysis '$d5' '$db'"
 		once "hprof2heapdb 5g" sh -c "rm -f '$db'; '$bin/hprof2heapdb' '$d5' '$db'"
 	done
@@ -131,9 +135,11 @@ echo "| --- | --- | --- | --- | --- |"
 b1=$(stat -c %s "$d1") ba=$(stat -c %s "$android")
 row "hprof2ndjson 1g-android" "$ba" "$objects"
 row "hprof-conv 1g-android" "$ba" "$objects"
-row "hprof2heapdb 1g" "$b1" "$objects"
-row "hprof2heapdb --no-analysis 1g" "$b1" "$objects"
-row "sqlite-ceiling --index" 0 "$objects"
+if [ -z "$skip_heapdb" ]; then
+	row "hprof2heapdb 1g" "$b1" "$objects"
+	row "hprof2heapdb --no-analysis 1g" "$b1" "$objects"
+	row "sqlite-ceiling --index" 0 "$objects"
+fi
 if [ -z "$skip_gz" ]; then
 	row "hprof2ndjson 1g.gz" "$b1" "$objects"
 	row "zcat 1g.gz" "$b1" 0
@@ -142,8 +148,10 @@ fi
 if [ -n "$d5" ]; then
 	b5=$(stat -c %s "$d5") o5=$(jq .objects <<<"$s5")
 	row "hprof2ndjson 5g" "$b5" "$o5"
-	row "hprof2heapdb --no-analysis 5g" "$b5" "$o5"
-	row "hprof2heapdb 5g" "$b5" "$o5"
+	if [ -z "$skip_heapdb" ]; then
+		row "hprof2heapdb --no-analysis 5g" "$b5" "$o5"
+		row "hprof2heapdb 5g" "$b5" "$o5"
+	fi
 fi
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf("%.2f", a / b) }'; }
@@ -157,22 +165,27 @@ echo
 echo "| target | ratio | goal | |"
 echo "| --- | --- | --- | --- |"
 target "1. hprof2ndjson / hprof-conv (Android-like 1 GB)" "$(ratio "$(m "hprof2ndjson 1g-android")" "$(m "hprof-conv 1g-android")")" 2.5
-target "2. hprof2heapdb / sqlite-ceiling --index (1 GB)" "$(ratio "$(m "hprof2heapdb 1g")" "$(m "sqlite-ceiling --index")")" 0.6
-target "2'. hprof2heapdb --no-analysis / sqlite-ceiling --index" "$(ratio "$(m "hprof2heapdb --no-analysis 1g")" "$(m "sqlite-ceiling --index")")" 0.6
-target "issue 7: hprof2heapdb / hprof2heapdb --no-analysis (1 GB)" "$(ratio "$(m "hprof2heapdb 1g")" "$(m "hprof2heapdb --no-analysis 1g")")" 1.5
-target "issue 7: analysis peak memory / (24 B x objects + 8 B x references)" "$(awk -v p="$apeak" -v o="$objects" -v r="$refs" 'BEGIN { printf("%.2f", p / (24 * o + 8 * r)) }')" 1
+if [ -z "$skip_heapdb" ]; then
+	target "2. hprof2heapdb / sqlite-ceiling --index (1 GB)" "$(ratio "$(m "hprof2heapdb 1g")" "$(m "sqlite-ceiling --index")")" 0.6
+	target "2'. hprof2heapdb --no-analysis / sqlite-ceiling --index" "$(ratio "$(m "hprof2heapdb --no-analysis 1g")" "$(m "sqlite-ceiling --index")")" 0.6
+	target "issue 7: hprof2heapdb / hprof2heapdb --no-analysis (1 GB)" "$(ratio "$(m "hprof2heapdb 1g")" "$(m "hprof2heapdb --no-analysis 1g")")" 1.5
+	target "issue 7: analysis peak memory / (24 B x objects + 8 B x references)" "$(awk -v p="$apeak" -v o="$objects" -v r="$refs" 'BEGIN { printf("%.2f", p / (24 * o + 8 * r)) }')" 1
+fi
 if [ -n "$d5" ]; then
-	n5=$(maxof "${RSS[hprof2ndjson 5g]}") h5=$(maxof "${RSS[hprof2heapdb 5g]}")
-	hn5=$(maxof "${RSS[hprof2heapdb --no-analysis 5g]}")
-	n1=$(maxof "${RSS[hprof2ndjson 1g]:-${RSS[hprof2ndjson 1g-android]}}") h1=$(maxof "${RSS[hprof2heapdb 1g]}")
-	hn1=$(maxof "${RSS[hprof2heapdb --no-analysis 1g]}")
+	n5=$(maxof "${RSS[hprof2ndjson 5g]}")
+	n1=$(maxof "${RSS[hprof2ndjson 1g]:-${RSS[hprof2ndjson 1g-android]}}")
 	target "3a. hprof2ndjson peak RSS, 5 GB (MiB / 150)" "$(ratio "$n5" $((150 * 1024)))" 1
+	target "3c. hprof2ndjson RSS 5 GB / 1 GB" "$(ratio "$n5" "$n1")" 1.3
+	[ -n "${WALL[hprof2ndjson 1g]:-}" ] &&
+		target "4a. hprof2ndjson time 5 GB / 1 GB" "$(ratio "$(m "hprof2ndjson 5g")" "$(m "hprof2ndjson 1g")")" 5.5
+fi
+if [ -n "$d5" ] && [ -z "$skip_heapdb" ]; then
+	h5=$(maxof "${RSS[hprof2heapdb 5g]}") hn5=$(maxof "${RSS[hprof2heapdb --no-analysis 5g]}")
+	h1=$(maxof "${RSS[hprof2heapdb 1g]}") hn1=$(maxof "${RSS[hprof2heapdb --no-analysis 1g]}")
 	target "3b. hprof2heapdb peak RSS, 5 GB (MiB / 1024)" "$(ratio "$h5" $((1024 * 1024)))" 1
 	target "3b'. hprof2heapdb --no-analysis peak RSS, 5 GB (MiB / 1024)" "$(ratio "$hn5" $((1024 * 1024)))" 1
-	target "3c. hprof2ndjson RSS 5 GB / 1 GB" "$(ratio "$n5" "$n1")" 1.3
 	target "3d. hprof2heapdb RSS 5 GB / 1 GB" "$(ratio "$h5" "$h1")" 1.3
 	target "3d'. hprof2heapdb --no-analysis RSS 5 GB / 1 GB" "$(ratio "$hn5" "$hn1")" 1.3
-	target "4a. hprof2ndjson time 5 GB / 1 GB" "$(ratio "$(m "hprof2ndjson 5g")" "$(m "hprof2ndjson 1g")")" 5.5
 	target "4b. hprof2heapdb time 5 GB / 1 GB" "$(ratio "$(m "hprof2heapdb 5g")" "$(m "hprof2heapdb 1g")")" 5.5
 	target "4b'. hprof2heapdb --no-analysis time 5 GB / 1 GB" "$(ratio "$(m "hprof2heapdb --no-analysis 5g")" "$(m "hprof2heapdb --no-analysis 1g")")" 5.5
 fi

@@ -13,6 +13,7 @@ static hf_status read_ddm(hf_input *in, hf_sink *sink, const uint8_t *data, size
 	if (size) {
 		opt.lenient = data[size - 1] & 1;
 		opt.shape = (hf_ddm_shape)((data[size - 1] >> 1) & 3);
+		opt.salvage = (data[size - 1] >> 3) & 1;
 	}
 	opt.max_chunk = 1 << 20;
 	return hf_ddm_read(in, sink, &opt, NULL, err);

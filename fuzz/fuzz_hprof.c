@@ -14,6 +14,7 @@ static hf_status read_hprof(hf_input *in, hf_sink *sink, const uint8_t *data, si
 	opt.string_cache = 4096;
 	opt.string_wait = 2;
 	opt.values = size & 1;
+	opt.salvage = (size >> 1) & 1;
 	return hf_hprof_read(in, sink, &opt, NULL, err);
 }
 

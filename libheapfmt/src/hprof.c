@@ -197,6 +197,9 @@ typedef struct reader {
 	size_t string_wait;      /* the most kept in memory before parking */
 	FILE *park_file;         /* waiting Strings parked on disk, for later passes */
 	uint64_t parked, park_read;
+	uint64_t *pending_bits;  /* filters in front of pending_map and late_map */
+	uint64_t *late_bits;
+	uint64_t pending_puts;   /* puts since pending_bits was rebuilt */
 	hf_map cache_map;    /* array id -> cache slot */
 	cached_array *cache;
 	size_t cache_slots, cache_head, cache_tail, cache_used_slots;
@@ -743,6 +746,56 @@ static hf_status finish_pending(reader *r, pending_string *ps, int resolved)
 	return st;
 }
 
+/* ---- id filters ----------------------------------------------------------------
+ * Every char[] and byte[] is looked up in pending_map (and, in later passes, in
+ * late_map), nearly always in vain; a lookup in a map of some 10^5 entries is a
+ * cache miss.  One bit per hash in 1 MiB answers most of them first: a clear
+ * bit means the id is not in the map.  Bits are set on every put and cleared
+ * only with the whole map (pending_bits is rebuilt when stale bits pile up). */
+#define FILTER_LOG2 23
+
+static inline uint64_t filter_hash(uint64_t id)
+{
+	return (id * 0x9E3779B97F4A7C15ULL) >> (64 - FILTER_LOG2);
+}
+
+static bool filter_add(uint64_t **bits, uint64_t id)
+{
+	if (!*bits && !(*bits = calloc((size_t)1 << (FILTER_LOG2 - 6), sizeof **bits)))
+		return false;
+	uint64_t h = filter_hash(id);
+	(*bits)[h >> 6] |= (uint64_t)1 << (h & 63);
+	return true;
+}
+
+static inline bool filter_may_have(const uint64_t *bits, uint64_t id)
+{
+	if (!bits)
+		return false;
+	uint64_t h = filter_hash(id);
+	return (bits[h >> 6] >> (h & 63)) & 1;
+}
+
+static void filter_clear(uint64_t *bits)
+{
+	if (bits)
+		memset(bits, 0, ((size_t)1 << (FILTER_LOG2 - 6)) * sizeof *bits);
+}
+
+/* pending_bits again from pending_map, when most of its bits are stale. */
+static void pending_filter_refresh(reader *r)
+{
+	if (r->pending_puts < 4 * r->pending_map.count + 65536)
+		return;
+	filter_clear(r->pending_bits);
+	for (size_t i = 0; i < r->pending_map.cap; i++)
+		if (r->pending_map.slots[i].key != HF_MAP_EMPTY)
+			filter_add(&r->pending_bits, r->pending_map.slots[i].key);
+	if (r->pending_map.has_empty_key)
+		filter_add(&r->pending_bits, HF_MAP_EMPTY);
+	r->pending_puts = r->pending_map.count;
+}
+
 static void pending_release(reader *r, uint32_t ix)
 {
 	r->pending[ix].next = (uint32_t)r->pending_free;
@@ -850,6 +903,9 @@ static hf_status park_all(reader *r)
 		return park_io(r);
 	if ((st = park_map(r, &r->pending_map)) || (st = park_map(r, &r->late_map)))
 		return st;
+	filter_clear(r->pending_bits);
+	filter_clear(r->late_bits);
+	r->pending_puts = 0;
 	pending_clear(r);
 	return HF_OK;
 }
@@ -888,7 +944,7 @@ static hf_status unpark_some(reader *r)
 		}
 		uint64_t *first = hf_map_get(&r->late_map, p.array);
 		ps->next = first ? (uint32_t)*first : UINT32_MAX;
-		if (!hf_map_put(&r->late_map, p.array, ix))
+		if (!filter_add(&r->late_bits, p.array) || !hf_map_put(&r->late_map, p.array, ix))
 			return nomem(r);
 	}
 	return HF_OK;
@@ -1021,7 +1077,9 @@ static hf_status string_text(reader *r, uint64_t value_id, pending_string ps, in
 	uint64_t *first = hf_map_get(&r->pending_map, value_id);
 	ps.next = first ? (uint32_t)*first : UINT32_MAX;
 	r->pending[ix] = ps;
-	if (!hf_map_put(&r->pending_map, value_id, ix))
+	pending_filter_refresh(r);
+	r->pending_puts++;
+	if (!filter_add(&r->pending_bits, value_id) || !hf_map_put(&r->pending_map, value_id, ix))
 		return nomem(r);
 	return HF_OK;
 }
@@ -1308,7 +1366,7 @@ static hf_status dump_close(reader *r)
 				last = r->pending[last].next;
 			r->pending[last].next = (uint32_t)*late;
 		}
-		if (!hf_map_put(&r->late_map, sl->key, ix))
+		if (!filter_add(&r->late_bits, sl->key) || !hf_map_put(&r->late_map, sl->key, ix))
 			return nomem(r);
 	}
 	if (r->pending_map.has_empty_key) {
@@ -1322,6 +1380,8 @@ static hf_status dump_close(reader *r)
 		}
 	}
 	hf_map_free(&r->pending_map);
+	filter_clear(r->pending_bits);
+	r->pending_puts = 0;
 	/* Cached arrays belong to this dump: a later dump may reuse their ids. */
 	hf_map_free(&r->cache_map);
 	r->cache_head = r->cache_tail = r->cache_used_slots = 0;
@@ -1658,7 +1718,7 @@ static hf_status primitive_array_dump(reader *r, heap_ctx *h, uint64_t start, in
 	if (r->rescan) {
 		uint64_t skipped;
 		if ((t == T_CHAR || t == T_BYTE) && !nodata && bytes <= HF_INPUT_MAX_PEEK &&
-		    hf_map_get(&r->late_map, obj)) {
+		    filter_may_have(r->late_bits, obj) && hf_map_get(&r->late_map, obj)) {
 			if ((st = need(r, h, start, sub, (size_t)bytes, &p)))
 				return st;
 			if ((st = resolve_late(r, obj, t, p, count)))
@@ -1676,7 +1736,8 @@ static hf_status primitive_array_dump(reader *r, heap_ctx *h, uint64_t start, in
 	}
 	int is_text = (t == T_CHAR || t == T_BYTE) && r->emit;
 	int want_values = r->opt->values && r->emit && !nodata;
-	int pending = is_text && hf_map_get(&r->pending_map, obj) != NULL;
+	int pending = is_text && filter_may_have(r->pending_bits, obj) &&
+	              hf_map_get(&r->pending_map, obj) != NULL;
 	size_t cache_limit = r->cache_cap / 16;
 	int whole = is_text && (pending || bytes <= cache_limit);
 	hf_buf *js = &r->json;
@@ -2419,6 +2480,7 @@ static hf_status rescan_late_without_input(reader *r)
 				return st;
 	}
 	hf_map_free(&r->late_map);
+	filter_clear(r->late_bits);
 	pending_clear(r); /* pending[] held only these (the dumps have ended) */
 	return HF_OK;
 }
@@ -2565,6 +2627,8 @@ out:
 	hf_map_free(&r->heaps_seen);
 	hf_map_free(&r->pending_map);
 	hf_map_free(&r->late_map);
+	free(r->pending_bits);
+	free(r->late_bits);
 	hf_map_free(&r->cache_map);
 	hf_buf_free(&r->name_arena);
 	hf_buf_free(&r->spool);
