@@ -796,6 +796,17 @@ static void pending_filter_refresh(reader *r)
 	r->pending_puts = r->pending_map.count;
 }
 
+/* Writes the nodes of a chain of waiting Strings without text. */
+static hf_status finish_chain_without_text(reader *r, uint32_t ix)
+{
+	for (; ix != UINT32_MAX; ix = r->pending[ix].next) {
+		hf_status st = finish_pending(r, &r->pending[ix], 0);
+		if (st)
+			return st;
+	}
+	return HF_OK;
+}
+
 static void pending_release(reader *r, uint32_t ix)
 {
 	r->pending[ix].next = (uint32_t)r->pending_free;
@@ -879,12 +890,9 @@ static hf_status park_chain(reader *r, uint64_t array, uint32_t ix)
 static hf_status park_map(reader *r, hf_map *m)
 {
 	hf_status st;
-	if (m->has_empty_key) {
-		/* An array id equal to the map's sentinel: cannot wait for it. */
-		for (uint32_t ix = (uint32_t)m->empty_key_val; ix != UINT32_MAX; ix = r->pending[ix].next)
-			if ((st = finish_pending(r, &r->pending[ix], 0)))
-				return st;
-	}
+	/* An array id equal to the map's sentinel: cannot wait for it. */
+	if (m->has_empty_key && (st = finish_chain_without_text(r, (uint32_t)m->empty_key_val)))
+		return st;
 	for (size_t i = 0; i < m->cap; i++)
 		if (m->slots[i].key != HF_MAP_EMPTY &&
 		    (st = park_chain(r, m->slots[i].key, (uint32_t)m->slots[i].val)))
@@ -1369,16 +1377,10 @@ static hf_status dump_close(reader *r)
 		if (!filter_add(&r->late_bits, sl->key) || !hf_map_put(&r->late_map, sl->key, ix))
 			return nomem(r);
 	}
-	if (r->pending_map.has_empty_key) {
-		/* A value id equal to the map's sentinel: cannot wait for it. */
-		uint32_t ix = (uint32_t)r->pending_map.empty_key_val;
-		while (ix != UINT32_MAX) {
-			uint32_t next = r->pending[ix].next;
-			if ((st = finish_pending(r, &r->pending[ix], 0)))
-				return st;
-			ix = next;
-		}
-	}
+	/* A value id equal to the map's sentinel: cannot wait for it. */
+	if (r->pending_map.has_empty_key &&
+	    (st = finish_chain_without_text(r, (uint32_t)r->pending_map.empty_key_val)))
+		return st;
 	hf_map_free(&r->pending_map);
 	filter_clear(r->pending_bits);
 	r->pending_puts = 0;
@@ -2473,11 +2475,8 @@ static hf_status rescan_late_without_input(reader *r)
 	 * that came first): their nodes are written without text. */
 	for (size_t i = 0; i < r->late_map.cap; i++) {
 		hf_map_slot *sl = &r->late_map.slots[i];
-		if (sl->key == HF_MAP_EMPTY)
-			continue;
-		for (uint32_t ix = (uint32_t)sl->val; ix != UINT32_MAX; ix = r->pending[ix].next)
-			if ((st = finish_pending(r, &r->pending[ix], 0)))
-				return st;
+		if (sl->key != HF_MAP_EMPTY && (st = finish_chain_without_text(r, (uint32_t)sl->val)))
+			return st;
 	}
 	hf_map_free(&r->late_map);
 	filter_clear(r->late_bits);

@@ -88,6 +88,7 @@ typedef struct exp {
 	int *idx_is_label;      /* v8: per edge type, 1 when name_or_index is an index */
 	size_t n_etypes, n_ntypes;
 	int64_t *ids;           /* node ids in key order */
+	hf_id_index by_id;      /* lookups in ids */
 	uint32_t *ecount;
 	size_t n;
 	uint64_t edges;
@@ -191,7 +192,7 @@ static hf_status std_name(exp *x, int which, int64_t *idx)
 
 static ssize_t find_node(const exp *x, int64_t id)
 {
-	size_t i = hf_find_id(x->ids, x->n, id);
+	size_t i = hf_id_index_find(&x->by_id, id);
 	return i < x->n ? (ssize_t)i : -1;
 }
 
@@ -220,6 +221,7 @@ static hf_status load_nodes(exp *x)
 	sqlite3_finalize(q);
 	if (rc != SQLITE_DONE)
 		return db_fail(x, "cannot read the nodes");
+	hf_id_index_build(&x->by_id, x->ids, x->n);
 	x->ecount = calloc(x->n + 1, sizeof *x->ecount);
 	if (!x->ecount)
 		return nomem(x);
@@ -996,6 +998,7 @@ out:
 	free(x->kind_count);
 	free(x->nsub);
 	free(x->esub);
+	hf_id_index_free(&x->by_id);
 	free(x->ids);
 	free(x->ecount);
 	free(x->idx_is_label);
