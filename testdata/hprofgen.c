@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "string_churn.h"
 
 /* ---- byte buffer ------------------------------------------------------- */
 
@@ -934,6 +935,27 @@ static void scen_jdk6_strings(buf *b)
 	rec_end(b, at);
 }
 
+/* string-churn: 3000 char[] of 1 to 40 chars, each followed by a String
+ * whose array is up to 119 arrays back (every fifth: the next array), so a
+ * small string cache wraps over and over.  Array k is at 0x100000 + 16 k,
+ * its String at 0x900000 + 16 k; the contents are in string_churn.h. */
+static void scen_string_churn(buf *b)
+{
+	size_t at = small_start(b, "JAVA PROFILE 1.0.2", TAG_HEAP_DUMP_SEGMENT);
+	class_plain(b, SM_OBJECT, 0, 0);
+	string_classes(b);
+	uint16_t units[40];
+	for (unsigned k = 0; k < CHURN_N; k++) {
+		for (unsigned j = 0; j < churn_len(k); j++)
+			units[j] = churn_char(k, j);
+		char_array(b, 0x100000 + 16 * (uint64_t)k, units, churn_len(k));
+		string(b, 0x900000 + 16 * (uint64_t)k, 0x100000 + 16 * (uint64_t)churn_ref(k));
+	}
+	rec_end(b, at);
+	at = rec_begin(b, TAG_HEAP_DUMP_END);
+	rec_end(b, at);
+}
+
 /* superclass-cycle: class A (0x100) super B (0x200) super A, and C (0x300)
  * its own superclass; instances of A before and after the class dumps, one
  * of C.  Must end (with warnings), not hang. */
@@ -1371,6 +1393,8 @@ static const struct scenario {
 	{ "segments", scen_segments, "1.0.2 with five HEAP DUMP SEGMENTs (one empty) and HEAP DUMP END" },
 	{ "id8", scen_id8, "8-byte ids, JDK 17 compact Strings: LATIN1, UTF16 little-endian, empty" },
 	{ "jdk6-strings", scen_jdk6_strings, "JDK 6 Strings: offset/count slices of one shared char[]" },
+	{ "string-churn", scen_string_churn,
+	  "3000 char[] of 1-40 chars, each followed by a String of an array up to 119 back" },
 	{ "superclass-cycle", scen_superclass_cycle, "class A super B super A; C its own superclass" },
 	{ "unknown-subtag", scen_unknown_subtag, "the heap-dump sub-record tag 0x42" },
 	{ "all-records", scen_all_records, "every top-level record kind and every GC-root kind" },

@@ -36,7 +36,7 @@ static void test_mutf8(void)
 
 static void test_utf16(void)
 {
-	char out[64];
+	char out[160];
 	const uint8_t be[] = { 0x00, 'H', 0x04, 0x1F, 0xD8, 0x3D, 0xDE, 0x00 };
 	size_t n = hf_utf16_decode(be, 4, 0, out);
 	CHECK(n == 1 + 2 + 4 && !memcmp(out, "H\xD0\x9F\xF0\x9F\x98\x80", n), "utf16 be");
@@ -49,6 +49,29 @@ static void test_utf16(void)
 	const uint8_t l1[] = { 'a', 0xE9, 0xFF };
 	n = hf_latin1_decode(l1, 3, out);
 	CHECK(n == 5 && !memcmp(out, "a\xC3\xA9\xC3\xBF", 5), "latin1");
+	/* The eight-at-a-time ASCII path against a byte-by-byte encoding. */
+	uint8_t l1r[64];
+	char expect[128];
+	uint32_t seed = 99;
+	for (int round = 0; round < 5000; round++) {
+		seed = seed * 1103515245u + 12345u;
+		size_t len = (seed >> 16) % 64, m = 0;
+		for (size_t i = 0; i < len; i++) {
+			seed = seed * 1103515245u + 12345u;
+			l1r[i] = (uint8_t)((seed >> 16) % 11 == 0 ? 0x80 + (seed >> 20) % 128 : (seed >> 16) % 128);
+			if (l1r[i] < 0x80) {
+				expect[m++] = (char)l1r[i];
+			} else {
+				expect[m++] = (char)(0xC0 | (l1r[i] >> 6));
+				expect[m++] = (char)(0x80 | (l1r[i] & 0x3F));
+			}
+		}
+		n = hf_latin1_decode(l1r, len, out);
+		if (n != m || memcmp(out, expect, m)) {
+			CHECK(0, "latin1 random round %d", round);
+			break;
+		}
+	}
 }
 
 /* The hand-written JSON escaper must write what jansson writes. */
@@ -79,6 +102,37 @@ static void test_json_escape(void)
 	free(ref);
 	json_decref(j);
 	hf_buf_free(&b);
+	/* Random strings, the characters that need escaping at every place of
+	 * the eight-byte words the escaper skips through. */
+	uint32_t seed = 12345;
+	const char *pieces[] = { "a", "Z", "\"", "\\", "\n", "\x01", "\x1f", " ", "\x7f", "\xC3\xA9",
+	                         "\xE2\x82\xAC", "\xF0\x9F\x98\x80", "/" };
+	for (int round = 0; round < 20000; round++) {
+		char str[256];
+		size_t len = 0;
+		seed = seed * 1103515245u + 12345u;
+		size_t want = (seed >> 16) % 40;
+		uint32_t plain = (seed >> 8) & 1; /* half the rounds: mostly plain text */
+		while (len < want) {
+			seed = seed * 1103515245u + 12345u;
+			unsigned k = (seed >> 16) % (plain ? 40 : 13);
+			const char *pc = pieces[k < 13 ? k : 0];
+			memcpy(str + len, pc, strlen(pc));
+			len += strlen(pc);
+		}
+		hf_buf_init(&b);
+		hf_buf_json_string(&b, str, len);
+		j = json_stringn(str, len);
+		ref = json_dumps(j, JSON_ENCODE_ANY);
+		if (!(ref && b.len == strlen(ref) && !memcmp(b.data, ref, b.len))) {
+			CHECK(0, "escape of random string %d: %.*s vs %s", round, (int)b.len,
+			      (char *)b.data, ref ? ref : "(null)");
+			round = 20000;
+		}
+		free(ref);
+		json_decref(j);
+		hf_buf_free(&b);
+	}
 	/* An object key with a NUL, which jansson refuses to read: U+FFFD. */
 	hf_buf_init(&b);
 	hf_buf_append(&b, "{", 1);

@@ -82,7 +82,7 @@ static int wait_idle(ndjson *w)
 	return e;
 }
 
-#define FLUSH_AT ((size_t)4 << 20)
+#define FLUSH_AT ((size_t)256 << 10)
 
 /* Hot path: nodes and edges are written straight into the line buffer after
  * one reservation (a node or edge line is at most ~200 bytes). */

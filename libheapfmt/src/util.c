@@ -251,6 +251,16 @@ bool hf_buf_i64(hf_buf *b, int64_t v)
  * in text.c guarantee it); bytes >= 0x80 pass through unchanged, as jansson
  * does without JSON_ENSURE_ASCII.
  */
+/* Nonzero when one of the 8 bytes of w is below 0x20, '"' or '\\' (exact
+ * as a yes/no: the borrows of the subtractions flag only above a true hit). */
+static inline uint64_t json_special8(uint64_t w)
+{
+	const uint64_t ones = 0x0101010101010101ULL, high = 0x8080808080808080ULL;
+	uint64_t q = w ^ (ones * '"'), bs = w ^ (ones * '\\');
+	return ((w - ones * 0x20) & ~w & high) | ((q - ones) & ~q & high) |
+	       ((bs - ones) & ~bs & high);
+}
+
 bool hf_buf_json_string(hf_buf *b, const char *s, size_t n)
 {
 	static const char hex[] = "0123456789ABCDEF";
@@ -259,6 +269,16 @@ bool hf_buf_json_string(hf_buf *b, const char *s, size_t n)
 	b->data[b->len++] = '"';
 	size_t run = 0;
 	for (size_t i = 0; i < n; i++) {
+		/* Eight plain bytes at a time: most text needs no escape. */
+		while (i + 8 <= n) {
+			uint64_t w;
+			memcpy(&w, s + i, 8);
+			if (json_special8(w))
+				break;
+			i += 8;
+		}
+		if (i >= n)
+			break;
 		unsigned char c = (unsigned char)s[i];
 		if (c >= 0x20 && c != '"' && c != '\\')
 			continue;

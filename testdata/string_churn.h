@@ -1,0 +1,23 @@
+/* The string-churn scenario's contents, shared by testdata/hprofgen.c (which
+ * writes them) and tests/test_synthetic.c (which checks the texts read). */
+#ifndef HEAPFMT_STRING_CHURN_H
+#define HEAPFMT_STRING_CHURN_H
+#include <stdint.h>
+
+#define CHURN_N 3000
+
+/* Length in chars of char[] k. */
+static inline unsigned churn_len(unsigned k) { return 1 + (k * 7919u + 13u) % 40u; }
+
+/* Char j of char[] k. */
+static inline uint16_t churn_char(unsigned k, unsigned j) { return (uint16_t)('a' + (k * 31u + j) % 26u); }
+
+/* The char[] of String k: up to 119 arrays back, every fifth the next one. */
+static inline unsigned churn_ref(unsigned k)
+{
+	if (k % 5 == 0)
+		return k + 1 < CHURN_N ? k + 1 : k;
+	unsigned back = (k * 104729u) % 120u;
+	return back > k ? 0 : k - back;
+}
+#endif
