@@ -24,6 +24,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <time.h>
+#include <unistd.h>
 
 /* Top-level tags. */
 enum {
@@ -56,8 +57,8 @@ enum { T_OBJECT = 2, T_BOOLEAN = 4, T_CHAR = 5, T_FLOAT = 6, T_DOUBLE = 7, T_BYT
 #define DEFAULT_SPOOL_MEMORY ((size_t)64 << 20)
 #define DEFAULT_STRING_CACHE ((size_t)32 << 20)
 /* Strings waiting for their array, in memory, before they are parked on disk
- * (about 100 bytes each, plus the map: some 30 MiB). */
-#define DEFAULT_STRING_WAIT ((size_t)256 << 10)
+ * (about 100 bytes each, plus the map: some 15 MiB). */
+#define DEFAULT_STRING_WAIT ((size_t)128 << 10)
 
 static const char *const type_names[12] = {
 	NULL, NULL, "object", NULL, "boolean", "char", "float", "double", "byte", "short", "int", "long"
@@ -133,6 +134,14 @@ typedef struct late_class {
 /* A way of the array cache: pos is the absolute ring position of the
  * array's header (its length and element type, then its bytes) plus one;
  * 0 is empty. */
+/* A parked String waiting in a later pass: its array, and its record's
+ * offset in the park file (REF_DONE set once its node is written). */
+typedef struct late_ref {
+	uint64_t array;
+	uint64_t off;
+} late_ref;
+#define REF_DONE ((uint64_t)1 << 63)
+
 typedef struct cached_array {
 	uint64_t id;
 	uint64_t pos;
@@ -206,6 +215,10 @@ typedef struct reader {
 	size_t string_wait;      /* the most kept in memory before parking */
 	FILE *park_file;         /* waiting Strings parked on disk, for later passes */
 	uint64_t parked, park_read;
+	uint64_t park_pos;       /* park file offset of the next record unpark_some reads */
+	late_ref *refs;          /* while late_refs: the pass's parked Strings, by array */
+	size_t nrefs, caprefs, ref_finger;
+	int late_refs;
 	uint64_t *pending_bits;  /* filters in front of pending_map and late_map */
 	uint64_t *late_bits;
 	uint64_t pending_puts;   /* puts since pending_bits was rebuilt */
@@ -213,7 +226,10 @@ typedef struct reader {
 	uint64_t fresh_array[FRESH_MAX];
 	unsigned nfresh;
 	cached_array *cache;     /* (cache_sets) x CACHE_WAYS */
-	unsigned cache_shift;    /* 64 - log2(number of sets) */
+	size_t cache_setmask;    /* number of sets - 1 */
+	unsigned id_shift;       /* low bits clear in every array id so far (<= 3) */
+	uint64_t last_text_array;      /* id of the last char[]/byte[] of the dump */
+	uint64_t text_arrays, text_array_descents; /* how many; how many had a lower id */
 	uint8_t *cache_ring;
 	size_t cache_cap;
 	uint64_t cache_wpos;     /* absolute: ring offset is cache_wpos % cache_cap */
@@ -760,30 +776,37 @@ static hf_status finish_pending(reader *r, pending_string *ps, int resolved)
 /* ---- id filters ----------------------------------------------------------------
  * Every char[] and byte[] is looked up in pending_map (and, in later passes, in
  * late_map), nearly always in vain; a lookup in a map of some 10^5 entries is a
- * cache miss.  One bit per hash in 1 MiB answers most of them first: a clear
+ * cache miss.  One bit per id in 1 MiB answers most of them first: a clear
  * bit means the id is not in the map.  Bits are set on every put and cleared
- * only with the whole map (pending_bits is rebuilt when stale bits pile up). */
+ * only with the whole map (pending_bits is rebuilt when stale bits pile up).
+ *
+ * The bit is the id modulo 2^23 after dropping the low bits that every array
+ * id has had clear (id_shift: 3 for the 8-aligned addresses of HotSpot and
+ * ART, 0 for ids that count up by one).  Ids come in address order, so the
+ * filter is read in order too, where a hash of the id made each look a cache
+ * miss (measured: 11% of hprof2ndjson's time on the 5 GB dump); the share of
+ * bits set, hence of false answers, is the same for ids spread over the heap. */
 #define FILTER_LOG2 23
 
-static inline uint64_t filter_hash(uint64_t id)
+static inline uint64_t filter_index(const reader *r, uint64_t id)
 {
-	return (id * 0x9E3779B97F4A7C15ULL) >> (64 - FILTER_LOG2);
+	return (id >> r->id_shift) & (((uint64_t)1 << FILTER_LOG2) - 1);
 }
 
-static bool filter_add(uint64_t **bits, uint64_t id)
+static bool filter_add(const reader *r, uint64_t **bits, uint64_t id)
 {
 	if (!*bits && !(*bits = calloc((size_t)1 << (FILTER_LOG2 - 6), sizeof **bits)))
 		return false;
-	uint64_t h = filter_hash(id);
+	uint64_t h = filter_index(r, id);
 	(*bits)[h >> 6] |= (uint64_t)1 << (h & 63);
 	return true;
 }
 
-static inline bool filter_may_have(const uint64_t *bits, uint64_t id)
+static inline bool filter_may_have(const reader *r, const uint64_t *bits, uint64_t id)
 {
 	if (!bits)
 		return false;
-	uint64_t h = filter_hash(id);
+	uint64_t h = filter_index(r, id);
 	return (bits[h >> 6] >> (h & 63)) & 1;
 }
 
@@ -794,17 +817,39 @@ static void filter_clear(uint64_t *bits)
 }
 
 /* pending_bits again from pending_map, when most of its bits are stale. */
+static void filter_rebuild(reader *r, uint64_t *bits, const hf_map *m)
+{
+	if (!bits)
+		return; /* nothing was ever added */
+	filter_clear(bits);
+	for (size_t i = 0; i < m->cap; i++)
+		if (m->slots[i].key != HF_MAP_EMPTY)
+			filter_add(r, &bits, m->slots[i].key);
+	if (m->has_empty_key)
+		filter_add(r, &bits, HF_MAP_EMPTY);
+}
+
 static void pending_filter_refresh(reader *r)
 {
 	if (r->pending_puts < 4 * r->pending_map.count + 65536)
 		return;
-	filter_clear(r->pending_bits);
-	for (size_t i = 0; i < r->pending_map.cap; i++)
-		if (r->pending_map.slots[i].key != HF_MAP_EMPTY)
-			filter_add(&r->pending_bits, r->pending_map.slots[i].key);
-	if (r->pending_map.has_empty_key)
-		filter_add(&r->pending_bits, HF_MAP_EMPTY);
+	filter_rebuild(r, r->pending_bits, &r->pending_map);
 	r->pending_puts = r->pending_map.count;
+}
+
+static void cache_clear(reader *r);
+
+/* An array id with a low bit that every earlier one had clear: the filters
+ * and the cache take fewer low bits from now on (a few times at most). */
+static void note_array_id(reader *r, uint64_t id)
+{
+	if (!(id & ((1u << r->id_shift) - 1)))
+		return;
+	while (id & ((1u << r->id_shift) - 1))
+		r->id_shift--;
+	filter_rebuild(r, r->pending_bits, &r->pending_map);
+	filter_rebuild(r, r->late_bits, &r->late_map);
+	cache_clear(r);
 }
 
 /* Writes the nodes of a chain of waiting Strings without text. */
@@ -880,21 +925,29 @@ static hf_status park_io(reader *r)
 	                    strerror(errno));
 }
 
+/* Appends one waiting String to the park file (which must be open and at
+ * its end) and frees its values. */
+static hf_status park_one(reader *r, uint64_t array, pending_string *ps)
+{
+	parked_string p = { array, ps->sid, ps->node, ps->cls, ps->size,
+	                    ps->values ? ps->values_len : 0, ps->offset, ps->count,
+	                    ps->coder, ps->dump, ps->heap, ps->values != NULL };
+	if (fwrite(&p, sizeof p, 1, r->park_file) != 1 ||
+	    (p.values_len && fwrite(ps->values, 1, p.values_len, r->park_file) != p.values_len))
+		return park_io(r);
+	free(ps->values);
+	ps->values = NULL;
+	r->parked++;
+	r->stats->parked_strings++;
+	return HF_OK;
+}
+
 static hf_status park_chain(reader *r, uint64_t array, uint32_t ix)
 {
-	for (; ix != UINT32_MAX; ix = r->pending[ix].next) {
-		pending_string *ps = &r->pending[ix];
-		parked_string p = { array, ps->sid, ps->node, ps->cls, ps->size,
-		                    ps->values ? ps->values_len : 0, ps->offset, ps->count,
-		                    ps->coder, ps->dump, ps->heap, ps->values != NULL };
-		if (fwrite(&p, sizeof p, 1, r->park_file) != 1 ||
-		    (p.values_len && fwrite(ps->values, 1, p.values_len, r->park_file) != p.values_len))
-			return park_io(r);
-		free(ps->values);
-		ps->values = NULL;
-		r->parked++;
-		r->stats->parked_strings++;
-	}
+	hf_status st;
+	for (; ix != UINT32_MAX; ix = r->pending[ix].next)
+		if ((st = park_one(r, array, &r->pending[ix])))
+			return st;
 	return HF_OK;
 }
 
@@ -912,6 +965,8 @@ static hf_status park_map(reader *r, hf_map *m)
 	return HF_OK;
 }
 
+static hf_status rescan_late_without_input(reader *r);
+
 /* Every String waiting in memory goes to the park file. */
 static hf_status park_all(reader *r)
 {
@@ -920,6 +975,8 @@ static hf_status park_all(reader *r)
 		return park_io(r);
 	if (fseek(r->park_file, 0, SEEK_END) != 0)
 		return park_io(r);
+	if (r->late_refs && (st = rescan_late_without_input(r)))
+		return st; /* these were parked already; only salvage gets here */
 	if ((st = park_map(r, &r->pending_map)) || (st = park_map(r, &r->late_map)))
 		return st;
 	filter_clear(r->pending_bits);
@@ -929,42 +986,178 @@ static hf_status park_all(reader *r)
 	return HF_OK;
 }
 
-/* Loads up to string_wait parked Strings into late_map (pending[] is empty). */
+/* A parked String back from the park file at off (its values too). */
+static hf_status parked_load(reader *r, uint64_t off, pending_string *ps)
+{
+	parked_string p;
+	int fd = fileno(r->park_file);
+	if (pread(fd, &p, sizeof p, (off_t)off) != (ssize_t)sizeof p)
+		return park_io(r);
+	memset(ps, 0, sizeof *ps);
+	ps->sid = p.sid;
+	ps->node = p.node;
+	ps->cls = p.cls;
+	ps->size = p.size;
+	ps->offset = p.offset;
+	ps->count = p.count;
+	ps->coder = p.coder;
+	ps->dump = p.dump;
+	ps->heap = p.heap;
+	ps->next = UINT32_MAX;
+	if (p.pad) {
+		if (p.values_len > ((uint64_t)1 << 40) || !(ps->values = malloc(p.values_len + 1)))
+			return nomem(r);
+		if (pread(fd, ps->values, p.values_len, (off_t)(off + sizeof p)) != (ssize_t)p.values_len) {
+			free(ps->values);
+			ps->values = NULL;
+			return park_io(r);
+		}
+		ps->values_len = p.values_len;
+	}
+	return HF_OK;
+}
+
+/*
+ * Loads parked Strings for the next pass.  Only each one's array id and
+ * place in the park file is kept (16 bytes, against some 130 for a String
+ * waiting in memory), sorted by array id: no map, and as arrays come in id
+ * order the next one is looked for from where the last was found.  The
+ * passes need no array cache (freed before them), so a pass takes
+ * LATE_REFS_PER_WAIT times string_wait Strings in about the memory the first
+ * pass had for the cache and its waiting Strings: on the 5 GB benchmark
+ * dump 1.6 M parked Strings took 7 passes over the input before, 1 now.  A
+ * String is read back from the park file when its array comes.
+ */
+#define LATE_REFS_PER_WAIT 16
+
+static int ref_cmp(const void *a, const void *b)
+{
+	const late_ref *x = a, *y = b;
+	if (x->array != y->array)
+		return x->array < y->array ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
 static hf_status unpark_some(reader *r)
 {
-	hf_status st;
-	if (r->park_read == 0 && fseek(r->park_file, 0, SEEK_SET) != 0)
-		return park_io(r);
-	while (r->park_read < r->parked && r->pending_live < r->string_wait) {
+	if (r->park_read == 0) {
+		if (fflush(r->park_file) != 0 || fseek(r->park_file, 0, SEEK_SET) != 0)
+			return park_io(r);
+		r->park_pos = 0;
+		/* Every String is parked by now: pending[] is empty for good. */
+		pending_clear(r);
+		free(r->pending);
+		r->pending = NULL;
+		r->cappending = 0;
+	}
+	r->late_refs = 1;
+	r->nrefs = 0;
+	r->ref_finger = 0;
+	size_t limit = r->string_wait * LATE_REFS_PER_WAIT;
+	if (limit < r->string_wait)
+		limit = r->string_wait; /* overflow */
+	while (r->park_read < r->parked && r->nrefs < limit) {
 		parked_string p;
 		if (fread(&p, sizeof p, 1, r->park_file) != 1)
 			return park_io(r);
+		uint64_t off = r->park_pos;
+		uint64_t vlen = p.pad ? p.values_len : 0;
+		if (vlen > ((uint64_t)1 << 40) ||
+		    (vlen && fseeko(r->park_file, (off_t)vlen, SEEK_CUR) != 0))
+			return park_io(r);
+		r->park_pos += sizeof p + vlen;
 		r->park_read++;
-		uint32_t ix = 0;
-		if ((st = pending_new(r, &ix)))
-			return st;
-		pending_string *ps = &r->pending[ix];
-		memset(ps, 0, sizeof *ps);
-		ps->sid = p.sid;
-		ps->node = p.node;
-		ps->cls = p.cls;
-		ps->size = p.size;
-		ps->offset = p.offset;
-		ps->count = p.count;
-		ps->coder = p.coder;
-		ps->dump = p.dump;
-		ps->heap = p.heap;
-		if (p.pad) {
-			if (p.values_len > ((uint64_t)1 << 40) || !(ps->values = malloc(p.values_len + 1)))
+		if (r->nrefs == r->caprefs) {
+			uint64_t left = r->parked - r->park_read + 1;
+			size_t nc = left < limit ? (size_t)left : limit;
+			if (nc <= r->nrefs)
+				nc = r->nrefs + 1;
+			late_ref *nr = realloc(r->refs, nc * sizeof *nr);
+			if (!nr)
 				return nomem(r);
-			if (fread(ps->values, 1, p.values_len, r->park_file) != p.values_len)
-				return park_io(r);
-			ps->values_len = p.values_len;
+			r->refs = nr;
+			r->caprefs = nc;
 		}
-		uint64_t *first = hf_map_get(&r->late_map, p.array);
-		ps->next = first ? (uint32_t)*first : UINT32_MAX;
-		if (!filter_add(&r->late_bits, p.array) || !hf_map_put(&r->late_map, p.array, ix))
+		r->refs[r->nrefs].array = p.array;
+		r->refs[r->nrefs++].off = off;
+		if (!filter_add(r, &r->late_bits, p.array))
 			return nomem(r);
+	}
+	if (r->nrefs)
+		qsort(r->refs, r->nrefs, sizeof *r->refs, ref_cmp);
+	return HF_OK;
+}
+
+/* The first parked String waiting for array id, or SIZE_MAX. */
+static size_t ref_find(reader *r, uint64_t id)
+{
+	const late_ref *v = r->refs;
+	size_t n = r->nrefs, lo = 0, hi = n;
+	size_t f = r->ref_finger;
+	if (f < n && v[f].array < id) {
+		/* Gallop forward from the last place: [lo, hi) holds the answer. */
+		size_t step = 1;
+		lo = f + 1;
+		while (lo + step - 1 < n && v[lo + step - 1].array < id) {
+			lo += step;
+			step *= 2;
+		}
+		hi = lo + step - 1 < n ? lo + step : n;
+	}
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v[mid].array < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	r->ref_finger = lo;
+	return lo < n && v[lo].array == id ? lo : SIZE_MAX;
+}
+
+/* Writes the nodes of the pass's parked Strings still waiting, without text. */
+static hf_status finish_refs_without_text(reader *r)
+{
+	for (size_t i = 0; i < r->nrefs; i++) {
+		if (r->refs[i].off & REF_DONE)
+			continue;
+		pending_string ps;
+		hf_status st = parked_load(r, r->refs[i].off, &ps);
+		if (!st)
+			st = finish_pending(r, &ps, 0);
+		if (st)
+			return st;
+		r->refs[i].off |= REF_DONE;
+	}
+	return HF_OK;
+}
+
+/* Second pass, parked Strings: those of this dump waiting for array id. */
+static hf_status resolve_refs(reader *r, uint64_t id, unsigned type, const uint8_t *data,
+                              uint64_t len)
+{
+	size_t i = ref_find(r, id);
+	if (i == SIZE_MAX)
+		return HF_OK;
+	for (; i < r->nrefs && r->refs[i].array == id; i++) {
+		if (r->refs[i].off & REF_DONE)
+			continue;
+		pending_string ps;
+		hf_status st = parked_load(r, r->refs[i].off, &ps);
+		if (st)
+			return st;
+		if (ps.dump != r->dump) {
+			free(ps.values); /* another dump's String: keeps waiting */
+			continue;
+		}
+		r->refs[i].off |= REF_DONE;
+		st = decode_text(r, &ps, type, data, len);
+		if (!st)
+			st = finish_pending(r, &ps, 1);
+		else
+			free(ps.values);
+		if (st)
+			return st;
 	}
 	return HF_OK;
 }
@@ -995,6 +1188,8 @@ static hf_status resolve_pending(reader *r, uint64_t id, unsigned type, const ui
 static hf_status resolve_late(reader *r, uint64_t id, unsigned type, const uint8_t *data,
                               uint64_t len)
 {
+	if (r->late_refs)
+		return resolve_refs(r, id, type, data, len);
 	uint64_t *first = hf_map_get(&r->late_map, id);
 	if (!first)
 		return HF_OK;
@@ -1028,9 +1223,10 @@ static hf_status resolve_late(reader *r, uint64_t id, unsigned type, const uint8
 /*
  * Recent small char[]/byte[] contents, for Strings that come after their
  * array.  The bytes go to a ring; a 4-way set-associative table finds them
- * by id.  Measured on the 1 GB benchmark dump (2.4 M Strings): a hash map
- * with an eviction list cost a quarter of hprof2ndjson's time in cache
- * misses; a set is one cache line and nothing is evicted: a way is stale when
+ * by id (its set: the id modulo the number of sets, as in the filters).
+ * Measured on the 1 GB benchmark dump (2.4 M Strings): a hash map with an
+ * eviction list cost a quarter of hprof2ndjson's time in cache misses; a set
+ * is one cache line and nothing is evicted: a way is stale when
  * the ring has wrapped past its bytes, and a new array takes the stale or
  * oldest way of its set.  A lost entry costs only speed (the String waits
  * for its array in a later pass); test_synthetic checks that a 16-byte cache
@@ -1038,7 +1234,8 @@ static hf_status resolve_late(reader *r, uint64_t id, unsigned type, const uint8
  */
 static inline cached_array *cache_set(reader *r, uint64_t id)
 {
-	return &r->cache[(size_t)((id * 0x9E3779B97F4A7C15ULL) >> r->cache_shift) * CACHE_WAYS];
+	/* In id order, like the filters: neighbours share cache lines. */
+	return &r->cache[(size_t)((id >> r->id_shift) & r->cache_setmask) * CACHE_WAYS];
 }
 
 static inline bool cache_live(const reader *r, const cached_array *a)
@@ -1048,7 +1245,7 @@ static inline bool cache_live(const reader *r, const cached_array *a)
 
 static void cache_put(reader *r, uint64_t id, unsigned type, const uint8_t *data, size_t bytes)
 {
-	if (bytes > r->cache_cap / 16 || r->cache_cap < 16 * CACHE_HDR)
+	if (!r->cache || bytes > r->cache_cap / 16 || r->cache_cap < 16 * CACHE_HDR)
 		return;
 	size_t need = CACHE_HDR + bytes;
 	size_t at = (size_t)(r->cache_wpos % r->cache_cap);
@@ -1079,6 +1276,8 @@ static void cache_put(reader *r, uint64_t id, unsigned type, const uint8_t *data
 /* The cached bytes of array id, or NULL; *type and *bytes describe them. */
 static const uint8_t *cache_get(reader *r, uint64_t id, unsigned *type, size_t *bytes)
 {
+	if (!r->cache)
+		return NULL;
 	cached_array *set = cache_set(r, id);
 	for (int w = 0; w < CACHE_WAYS; w++) {
 		const cached_array *a = &set[w];
@@ -1115,6 +1314,21 @@ static hf_status string_settle(reader *r, uint64_t value_id, pending_string ps)
 		free(ps.values);
 		return st;
 	}
+	/* Its array passed already, if arrays come in id order (as HotSpot and
+	 * ART write them): straight to the park file, for a later pass.  On the
+	 * 5 GB benchmark dump 1.3 M Strings wait so; in memory till the dump's
+	 * end they filled string_wait five times over.  Guessed wrong, a String
+	 * is found one pass later, never lost. */
+	if (hf_input_can_rewind(r->in) && r->park_read == 0 && value_id < r->last_text_array &&
+	    r->text_array_descents * 64 <= r->text_arrays) {
+		if (!r->park_file && !(r->park_file = tmpfile())) {
+			free(ps.values);
+			return park_io(r);
+		}
+		st = park_one(r, value_id, &ps);
+		free(ps.values);
+		return st;
+	}
 	if (r->pending_live >= r->string_wait && hf_input_can_rewind(r->in) && (st = park_all(r))) {
 		free(ps.values);
 		return st;
@@ -1129,7 +1343,7 @@ static hf_status string_settle(reader *r, uint64_t value_id, pending_string ps)
 	r->pending[ix] = ps;
 	pending_filter_refresh(r);
 	r->pending_puts++;
-	if (!filter_add(&r->pending_bits, value_id) || !hf_map_put(&r->pending_map, value_id, ix))
+	if (!filter_add(r, &r->pending_bits, value_id) || !hf_map_put(&r->pending_map, value_id, ix))
 		return nomem(r);
 	return HF_OK;
 }
@@ -1484,7 +1698,7 @@ static hf_status dump_close(reader *r)
 				last = r->pending[last].next;
 			r->pending[last].next = (uint32_t)*late;
 		}
-		if (!filter_add(&r->late_bits, sl->key) || !hf_map_put(&r->late_map, sl->key, ix))
+		if (!filter_add(r, &r->late_bits, sl->key) || !hf_map_put(&r->late_map, sl->key, ix))
 			return nomem(r);
 	}
 	/* A value id equal to the map's sentinel: cannot wait for it. */
@@ -1496,6 +1710,7 @@ static hf_status dump_close(reader *r)
 	r->pending_puts = 0;
 	/* Cached arrays belong to this dump: a later dump may reuse their ids. */
 	cache_clear(r);
+	r->last_text_array = 0;
 	r->dump_open = 0;
 	r->dump_segmented = 0;
 	r->dump++;
@@ -1825,10 +2040,19 @@ static hf_status primitive_array_dump(reader *r, heap_ctx *h, uint64_t start, in
 		            "array 0x%" PRIx64 " declares %u %s elements (%" PRIu64 " bytes) but only %" PRIu64 " remain in the record",
 		            obj, count, type_names[t], bytes, h->left - (I + 9));
 	take(r, h, I + 9);
+	if (t == T_CHAR || t == T_BYTE) {
+		note_array_id(r, obj);
+		if (!r->rescan) {
+			r->text_arrays++;
+			r->text_array_descents += obj < r->last_text_array;
+			r->last_text_array = obj;
+		}
+	}
 	if (r->rescan) {
 		uint64_t skipped;
 		if ((t == T_CHAR || t == T_BYTE) && !nodata && bytes <= HF_INPUT_MAX_PEEK &&
-		    filter_may_have(r->late_bits, obj) && hf_map_get(&r->late_map, obj)) {
+		    filter_may_have(r, r->late_bits, obj) &&
+		    (r->late_refs ? ref_find(r, obj) != SIZE_MAX : hf_map_get(&r->late_map, obj) != NULL)) {
 			if ((st = need(r, h, start, sub, (size_t)bytes, &p)))
 				return st;
 			if ((st = resolve_late(r, obj, t, p, count)))
@@ -1847,7 +2071,7 @@ static hf_status primitive_array_dump(reader *r, heap_ctx *h, uint64_t start, in
 	int is_text = (t == T_CHAR || t == T_BYTE) && r->emit;
 	int want_values = r->opt->values && r->emit && !nodata;
 	int fresh = is_text && fresh_has(r, obj);
-	int pending = is_text && filter_may_have(r->pending_bits, obj) &&
+	int pending = is_text && filter_may_have(r, r->pending_bits, obj) &&
 	              hf_map_get(&r->pending_map, obj) != NULL;
 	if (is_text && !fresh && r->nfresh && (st = fresh_settle_oldest(r)))
 		return st;
@@ -2560,10 +2784,15 @@ static hf_status rescan_late(reader *r)
 	/* Once Strings were parked, all that wait are: a pass each string_wait. */
 	if (r->parked && (st = park_all(r)))
 		return st;
+	/* The passes look up no cached array: its memory goes to late_map. */
+	free(r->cache_ring);
+	free(r->cache);
+	r->cache_ring = NULL;
+	r->cache = NULL;
 	for (;;) {
 		if (r->parked && (st = unpark_some(r)))
 			return st;
-		if (!r->late_map.count)
+		if (!r->late_map.count && !r->nrefs)
 			return HF_OK;
 		if (hf_input_can_rewind(r->in)) {
 			if ((st = hf_input_rewind(r->in, r->err)))
@@ -2591,10 +2820,21 @@ static hf_status rescan_late_without_input(reader *r)
 	 * that came first): their nodes are written without text. */
 	for (size_t i = 0; i < r->late_map.cap; i++) {
 		hf_map_slot *sl = &r->late_map.slots[i];
-		if (sl->key != HF_MAP_EMPTY && (st = finish_chain_without_text(r, (uint32_t)sl->val)))
+		if (sl->key == HF_MAP_EMPTY)
+			continue;
+		if ((st = finish_chain_without_text(r, (uint32_t)sl->val)))
 			return st;
 	}
+	if (r->late_map.has_empty_key) {
+		st = finish_chain_without_text(r, (uint32_t)r->late_map.empty_key_val);
+		if (st)
+			return st;
+	}
+	if (r->late_refs && (st = finish_refs_without_text(r)))
+		return st;
 	hf_map_free(&r->late_map);
+	r->late_refs = 0;
+	r->nrefs = 0;
 	filter_clear(r->late_bits);
 	pending_clear(r); /* pending[] held only these (the dumps have ended) */
 	return HF_OK;
@@ -2688,7 +2928,8 @@ hf_status hf_hprof_read(hf_input *in, hf_sink *sink, const hf_hprof_options *opt
 	unsigned setbits = 1;
 	while (setbits < 40 && ((size_t)CACHE_WAYS * 32 << setbits) < r->cache_cap)
 		setbits++;
-	r->cache_shift = 64 - setbits;
+	r->cache_setmask = ((size_t)1 << setbits) - 1;
+	r->id_shift = 3;
 	r->cache_ring = malloc(r->cache_cap);
 	r->cache = calloc((size_t)CACHE_WAYS << setbits, sizeof *r->cache); /* pages mapped when used */
 	hf_status st;
@@ -2719,7 +2960,6 @@ hf_status hf_hprof_read(hf_input *in, hf_sink *sink, const hf_hprof_options *opt
 	    ((st = rescan_late_without_input(r)) || (st = finish_parked_without_input(r))))
 		goto out;
 	st = trailer(r);
-	if (getenv("HF_DEBUG_STATS")) fprintf(stderr, "parked %llu passes %llu npending %zu\n", (unsigned long long)r->stats->parked_strings, (unsigned long long)r->stats->string_passes, r->npending);
 out:
 	if (r->spool_file)
 		fclose(r->spool_file);
@@ -2734,6 +2974,7 @@ out:
 	for (size_t i = 0; i < r->npending; i++)
 		free(r->pending[i].values);
 	free(r->pending);
+	free(r->refs);
 	for (unsigned i = 0; i < r->nfresh; i++)
 		free(r->fresh[i].values);
 	free(r->cache);
