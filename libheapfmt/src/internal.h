@@ -4,6 +4,7 @@
 
 #include "heapfmt/heapfmt.h"
 #include "heapfmt/analysis.h"
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,5 +131,26 @@ static inline size_t hf_id_index_find(const hf_id_index *x, int64_t id)
 	size_t i = lo + hf_find_id(x->ids + lo, hi - lo, id);
 	return i < hi ? i : x->n;
 }
+
+/* ---- hf_worker: one background job at a time ------------------------------
+ * The owner fills a buffer, hf_worker_wait()s for the previous job to end,
+ * swaps its buffers and hf_worker_post()s: run(arg) then works on the other
+ * buffer on the worker thread.  Whatever run() leaves in arg (its result,
+ * its error) is the owner's to read after the next hf_worker_wait().
+ * hf_worker_start() returns false when no thread can be made (the owner does
+ * the job itself); hf_worker_stop() waits for the job and ends the thread. */
+typedef struct hf_worker {
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int started, busy, stop;
+	void (*run)(void *arg);
+	void *arg;
+} hf_worker;
+
+bool hf_worker_start(hf_worker *w, void (*run)(void *arg), void *arg);
+void hf_worker_wait(hf_worker *w);
+void hf_worker_post(hf_worker *w);
+void hf_worker_stop(hf_worker *w);
 
 #endif

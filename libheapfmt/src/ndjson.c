@@ -7,7 +7,6 @@
 #include "internal.h"
 #include <errno.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -26,10 +25,8 @@ typedef struct ndjson {
 	char *path, *tmp;    /* atomic output: tmp renamed to path on finish */
 	hf_buf line;         /* being filled */
 	hf_buf spare;        /* being written (or empty) */
-	pthread_t thread;
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	int thread_started, busy, stop, write_errno;
+	hf_worker worker;
+	int write_errno;     /* the first write error (the worker's, read after a wait) */
 } ndjson;
 
 static int write_all(int fd, const uint8_t *p, size_t n)
@@ -47,39 +44,21 @@ static int write_all(int fd, const uint8_t *p, size_t n)
 	return 0;
 }
 
-static void *writer_main(void *arg)
+/* The worker's job: write the spare buffer. */
+static void write_spare(void *arg)
 {
 	ndjson *w = arg;
-	pthread_mutex_lock(&w->mu);
-	for (;;) {
-		while (!w->busy && !w->stop)
-			pthread_cond_wait(&w->cv, &w->mu);
-		if (!w->busy && w->stop)
-			break;
-		pthread_mutex_unlock(&w->mu);
-		int e = w->write_errno ? 0 : write_all(w->fd, w->spare.data, w->spare.len);
-		pthread_mutex_lock(&w->mu);
-		if (e)
-			w->write_errno = e;
-		w->spare.len = 0;
-		w->busy = 0;
-		pthread_cond_broadcast(&w->cv);
-	}
-	pthread_mutex_unlock(&w->mu);
-	return NULL;
+	int e = w->write_errno ? 0 : write_all(w->fd, w->spare.data, w->spare.len);
+	if (e)
+		w->write_errno = e;
+	w->spare.len = 0;
 }
 
 /* Waits until the writer thread is idle; returns its first error. */
 static int wait_idle(ndjson *w)
 {
-	if (!w->thread_started)
-		return w->write_errno;
-	pthread_mutex_lock(&w->mu);
-	while (w->busy)
-		pthread_cond_wait(&w->cv, &w->mu);
-	int e = w->write_errno;
-	pthread_mutex_unlock(&w->mu);
-	return e;
+	hf_worker_wait(&w->worker);
+	return w->write_errno;
 }
 
 #define FLUSH_AT ((size_t)256 << 10)
@@ -134,42 +113,25 @@ static hf_status flush_buf(ndjson *w, hf_error *err)
 {
 	if (!w->line.len)
 		return HF_OK;
-	if (!w->thread_started) {
-		if (pthread_create(&w->thread, NULL, writer_main, w) != 0) {
-			/* No thread: write synchronously. */
-			int e = write_all(w->fd, w->line.data, w->line.len);
-			w->line.len = 0;
-			return e ? write_error(w, e, err) : HF_OK;
-		}
-		w->thread_started = 1;
+	if (!hf_worker_start(&w->worker, write_spare, w)) {
+		/* No thread: write synchronously. */
+		int e = write_all(w->fd, w->line.data, w->line.len);
+		w->line.len = 0;
+		return e ? write_error(w, e, err) : HF_OK;
 	}
 	int e = wait_idle(w);
 	if (e)
 		return write_error(w, e, err);
-	pthread_mutex_lock(&w->mu);
 	hf_buf t = w->spare;
 	w->spare = w->line;
 	w->line = t;
 	w->line.len = 0;
-	w->busy = 1;
-	pthread_cond_broadcast(&w->cv);
-	pthread_mutex_unlock(&w->mu);
+	hf_worker_post(&w->worker);
 	if (!hf_buf_reserve(&w->line, FLUSH_AT + 65536))
 		return hf_error_set(err, HF_ERR_NOMEM, "out of memory");
 	return HF_OK;
 }
 
-static void stop_thread(ndjson *w)
-{
-	if (!w->thread_started)
-		return;
-	pthread_mutex_lock(&w->mu);
-	w->stop = 1;
-	pthread_cond_broadcast(&w->cv);
-	pthread_mutex_unlock(&w->mu);
-	pthread_join(w->thread, NULL);
-	w->thread_started = 0;
-}
 
 static hf_status end_line(ndjson *w, hf_error *err)
 {
@@ -360,7 +322,7 @@ static hf_status nd_finish(hf_sink *s, hf_error *err)
 	if (st != HF_OK)
 		return st;
 	int e = wait_idle(w);
-	stop_thread(w);
+	hf_worker_stop(&w->worker);
 	if (e)
 		return write_error(w, e, err);
 	if (w->owns_fp == 2) {
@@ -389,9 +351,7 @@ static void nd_destroy(hf_sink *s, int success)
 {
 	ndjson *w = s->impl;
 	(void)success;
-	stop_thread(w);
-	pthread_mutex_destroy(&w->mu);
-	pthread_cond_destroy(&w->cv);
+	hf_worker_stop(&w->worker);
 	hf_buf_free(&w->spare);
 	if (w->owns_fp && w->fp)
 		fclose(w->fp);
@@ -419,8 +379,6 @@ hf_status hf_ndjson_sink_new(hf_sink **out, FILE *fp, hf_error *err)
 	 * writer owns the descriptor. */
 	fflush(fp);
 	w->fd = fileno(fp);
-	pthread_mutex_init(&w->mu, NULL);
-	pthread_cond_init(&w->cv, NULL);
 	if (!hf_buf_reserve(&w->line, FLUSH_AT + 65536)) {
 		free(w);
 		return hf_error_set(err, HF_ERR_NOMEM, "out of memory");
