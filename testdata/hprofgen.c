@@ -956,6 +956,35 @@ static void scen_string_churn(buf *b)
 	rec_end(b, at);
 }
 
+/* string-guess: arrays in two ascending runs, the second below the first,
+ * so that the reader's guess "a String whose array id is below the last
+ * array read comes after its array" is wrong for 50 Strings.  Run A: 50
+ * char[] at 0x500000 + 16 a (contents of string_churn.h's array a); 50
+ * Strings 0x700000 + 16 s of run B's array s, still to come; run B: 50
+ * char[] at 0x100000 + 16 b (contents of array 100 + b); 50 Strings
+ * 0x700000 + 16 (50 + s) of run A's array s, already read. */
+static void scen_string_guess(buf *b)
+{
+	size_t at = small_start(b, "JAVA PROFILE 1.0.2", TAG_HEAP_DUMP_SEGMENT);
+	class_plain(b, SM_OBJECT, 0, 0);
+	string_classes(b);
+	uint16_t units[40];
+	for (unsigned run = 0; run < 2; run++) {
+		for (unsigned k = 0; k < 50; k++) {
+			unsigned content = run ? 100 + k : k;
+			for (unsigned j = 0; j < churn_len(content); j++)
+				units[j] = churn_char(content, j);
+			char_array(b, (run ? 0x100000 : 0x500000) + 16 * (uint64_t)k, units, churn_len(content));
+		}
+		for (unsigned k = 0; k < 50; k++)
+			string(b, 0x700000 + 16 * (uint64_t)(50 * run + k),
+			       (run ? 0x500000 : 0x100000) + 16 * (uint64_t)k);
+	}
+	rec_end(b, at);
+	at = rec_begin(b, TAG_HEAP_DUMP_END);
+	rec_end(b, at);
+}
+
 /* superclass-cycle: class A (0x100) super B (0x200) super A, and C (0x300)
  * its own superclass; instances of A before and after the class dumps, one
  * of C.  Must end (with warnings), not hang. */
@@ -1395,6 +1424,8 @@ static const struct scenario {
 	{ "jdk6-strings", scen_jdk6_strings, "JDK 6 Strings: offset/count slices of one shared char[]" },
 	{ "string-churn", scen_string_churn,
 	  "3000 char[] of 1-40 chars, each followed by a String of an array up to 119 back" },
+	{ "string-guess", scen_string_guess,
+	  "Strings before their char[] whose ids are below the last array read (two runs of ids)" },
 	{ "superclass-cycle", scen_superclass_cycle, "class A super B super A; C its own superclass" },
 	{ "unknown-subtag", scen_unknown_subtag, "the heap-dump sub-record tag 0x42" },
 	{ "all-records", scen_all_records, "every top-level record kind and every GC-root kind" },
