@@ -935,6 +935,15 @@ static void scen_jdk6_strings(buf *b)
 	rec_end(b, at);
 }
 
+/* The char[] of string_churn.h's contents number k, at id. */
+static void churn_array(buf *b, uint64_t id, unsigned k)
+{
+	uint16_t units[40];
+	for (unsigned j = 0; j < churn_len(k); j++)
+		units[j] = churn_char(k, j);
+	char_array(b, id, units, churn_len(k));
+}
+
 /* string-churn: 3000 char[] of 1 to 40 chars, each followed by a String
  * whose array is up to 119 arrays back (every fifth: the next array), so a
  * small string cache wraps over and over.  Array k is at 0x100000 + 16 k,
@@ -944,11 +953,8 @@ static void scen_string_churn(buf *b)
 	size_t at = small_start(b, "JAVA PROFILE 1.0.2", TAG_HEAP_DUMP_SEGMENT);
 	class_plain(b, SM_OBJECT, 0, 0);
 	string_classes(b);
-	uint16_t units[40];
 	for (unsigned k = 0; k < CHURN_N; k++) {
-		for (unsigned j = 0; j < churn_len(k); j++)
-			units[j] = churn_char(k, j);
-		char_array(b, 0x100000 + 16 * (uint64_t)k, units, churn_len(k));
+		churn_array(b, 0x100000 + 16 * (uint64_t)k, k);
 		string(b, 0x900000 + 16 * (uint64_t)k, 0x100000 + 16 * (uint64_t)churn_ref(k));
 	}
 	rec_end(b, at);
@@ -968,14 +974,9 @@ static void scen_string_guess(buf *b)
 	size_t at = small_start(b, "JAVA PROFILE 1.0.2", TAG_HEAP_DUMP_SEGMENT);
 	class_plain(b, SM_OBJECT, 0, 0);
 	string_classes(b);
-	uint16_t units[40];
 	for (unsigned run = 0; run < 2; run++) {
-		for (unsigned k = 0; k < 50; k++) {
-			unsigned content = run ? 100 + k : k;
-			for (unsigned j = 0; j < churn_len(content); j++)
-				units[j] = churn_char(content, j);
-			char_array(b, (run ? 0x100000 : 0x500000) + 16 * (uint64_t)k, units, churn_len(content));
-		}
+		for (unsigned k = 0; k < 50; k++)
+			churn_array(b, (run ? 0x100000 : 0x500000) + 16 * (uint64_t)k, run ? 100 + k : k);
 		for (unsigned k = 0; k < 50; k++)
 			string(b, 0x700000 + 16 * (uint64_t)(50 * run + k),
 			       (run ? 0x500000 : 0x100000) + 16 * (uint64_t)k);

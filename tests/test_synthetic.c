@@ -739,6 +739,14 @@ static void check_jdk6_strings(sqlite3 *db, const conv *c)
 }
 
 /* string-churn: every String has the text of the char[] string_churn.h gives it. */
+/* The text of string_churn.h's contents number k. */
+static void churn_text(unsigned k, char out[48])
+{
+	for (unsigned j = 0; j < churn_len(k); j++)
+		out[j] = (char)churn_char(k, j);
+	out[churn_len(k)] = 0;
+}
+
 static void check_string_churn(sqlite3 *db, const conv *c)
 {
 	CHECK_EQ_U(c->stats.string_texts, CHURN_N, "decoded String texts");
@@ -747,9 +755,7 @@ static void check_string_churn(sqlite3 *db, const conv *c)
 	for (unsigned k = 0; k < CHURN_N && bad < 3; k++) {
 		unsigned a = churn_ref(k);
 		char want[48];
-		for (unsigned j = 0; j < churn_len(a); j++)
-			want[j] = (char)churn_char(a, j);
-		want[churn_len(a)] = 0;
+		churn_text(a, want);
 		const char *got = text_of(db, 0x900000 + 16 * (uint64_t)k, 0);
 		if (!got || strcmp(got, want)) {
 			CHECK(0, "String %u (array %u): text %s, expected %s", k, a, got ? got : "(none)", want);
@@ -771,9 +777,7 @@ static void check_string_guess(sqlite3 *db, const conv *c)
 	for (unsigned k = 0; k < 100; k++) {
 		unsigned content = k < 50 ? 100 + k : k - 50;
 		char want[48];
-		for (unsigned j = 0; j < churn_len(content); j++)
-			want[j] = (char)churn_char(content, j);
-		want[churn_len(content)] = 0;
+		churn_text(content, want);
 		const char *got = text_of(db, 0x700000 + 16 * (uint64_t)k, 0);
 		CHECK(got && !strcmp(got, want), "String %u: text %s, expected %s", k, got ? got : "(none)",
 		      want);

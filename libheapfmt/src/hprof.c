@@ -222,9 +222,9 @@ typedef struct reader {
 	uint64_t *pending_bits;  /* filters in front of pending_map and late_map */
 	uint64_t *late_bits;
 	uint64_t pending_puts;   /* puts since pending_bits was rebuilt */
-	pending_string fresh[FRESH_MAX]; /* the newest Strings, oldest first */
+	pending_string fresh[FRESH_MAX]; /* the newest Strings: a ring, oldest at fresh_head */
 	uint64_t fresh_array[FRESH_MAX];
-	unsigned nfresh;
+	unsigned fresh_head, nfresh;
 	cached_array *cache;     /* (cache_sets) x CACHE_WAYS */
 	size_t cache_setmask;    /* number of sets - 1 */
 	unsigned id_shift;       /* low bits clear in every array id so far (<= 3) */
@@ -967,12 +967,20 @@ static hf_status park_map(reader *r, hf_map *m)
 
 static hf_status rescan_late_without_input(reader *r);
 
+/* The park file, made the first time. */
+static hf_status park_open(reader *r)
+{
+	if (!r->park_file && !(r->park_file = tmpfile()))
+		return park_io(r);
+	return HF_OK;
+}
+
 /* Every String waiting in memory goes to the park file. */
 static hf_status park_all(reader *r)
 {
 	hf_status st;
-	if (!r->park_file && !(r->park_file = tmpfile()))
-		return park_io(r);
+	if ((st = park_open(r)))
+		return st;
 	if (fseek(r->park_file, 0, SEEK_END) != 0)
 		return park_io(r);
 	if (r->late_refs && (st = rescan_late_without_input(r)))
@@ -1321,11 +1329,9 @@ static hf_status string_settle(reader *r, uint64_t value_id, pending_string ps)
 	 * is found one pass later, never lost. */
 	if (hf_input_can_rewind(r->in) && r->park_read == 0 && value_id < r->last_text_array &&
 	    r->text_array_descents * 64 <= r->text_arrays) {
-		if (!r->park_file && !(r->park_file = tmpfile())) {
-			free(ps.values);
-			return park_io(r);
-		}
-		st = park_one(r, value_id, &ps);
+		/* Appended where the file ends: nothing reads it before the passes. */
+		if (!(st = park_open(r)))
+			st = park_one(r, value_id, &ps);
 		free(ps.values);
 		return st;
 	}
@@ -1348,15 +1354,19 @@ static hf_status string_settle(reader *r, uint64_t value_id, pending_string ps)
 	return HF_OK;
 }
 
+/* Ring slot of the i-th oldest fresh String. */
+static inline unsigned fresh_at(const reader *r, unsigned i)
+{
+	return (r->fresh_head + i) % FRESH_MAX;
+}
+
 /* The oldest fresh String settles. */
 static hf_status fresh_settle_oldest(reader *r)
 {
-	pending_string ps = r->fresh[0];
-	uint64_t array = r->fresh_array[0];
+	unsigned k = r->fresh_head;
+	r->fresh_head = fresh_at(r, 1);
 	r->nfresh--;
-	memmove(r->fresh, r->fresh + 1, r->nfresh * sizeof *r->fresh);
-	memmove(r->fresh_array, r->fresh_array + 1, r->nfresh * sizeof *r->fresh_array);
-	return string_settle(r, array, ps);
+	return string_settle(r, r->fresh_array[k], r->fresh[k]);
 }
 
 static hf_status fresh_settle_all(reader *r)
@@ -1370,7 +1380,7 @@ static hf_status fresh_settle_all(reader *r)
 static bool fresh_has(const reader *r, uint64_t id)
 {
 	for (unsigned i = 0; i < r->nfresh; i++)
-		if (r->fresh_array[i] == id)
+		if (r->fresh_array[fresh_at(r, i)] == id)
 			return true;
 	return false;
 }
@@ -1382,16 +1392,19 @@ static hf_status fresh_resolve(reader *r, uint64_t id, unsigned type, const uint
 	unsigned keep = 0;
 	hf_status st = HF_OK;
 	for (unsigned i = 0; i < r->nfresh; i++) {
-		if (r->fresh_array[i] != id || st) {
-			r->fresh[keep] = r->fresh[i];
-			r->fresh_array[keep++] = r->fresh_array[i];
+		unsigned k = fresh_at(r, i);
+		if (r->fresh_array[k] != id || st) {
+			/* Kept, in order (keep <= i). */
+			unsigned to = fresh_at(r, keep++);
+			r->fresh[to] = r->fresh[k];
+			r->fresh_array[to] = r->fresh_array[k];
 			continue;
 		}
-		st = decode_text(r, &r->fresh[i], type, data, len);
+		st = decode_text(r, &r->fresh[k], type, data, len);
 		if (!st)
-			st = finish_pending(r, &r->fresh[i], 1);
+			st = finish_pending(r, &r->fresh[k], 1);
 		else
-			free(r->fresh[i].values);
+			free(r->fresh[k].values);
 	}
 	r->nfresh = keep;
 	return st;
@@ -1413,8 +1426,9 @@ static hf_status string_text(reader *r, uint64_t value_id, pending_string ps)
 		free(ps.values);
 		return st;
 	}
-	r->fresh[r->nfresh] = ps;
-	r->fresh_array[r->nfresh++] = value_id;
+	unsigned k = fresh_at(r, r->nfresh++);
+	r->fresh[k] = ps;
+	r->fresh_array[k] = value_id;
 	return HF_OK;
 }
 
@@ -2976,7 +2990,7 @@ out:
 	free(r->pending);
 	free(r->refs);
 	for (unsigned i = 0; i < r->nfresh; i++)
-		free(r->fresh[i].values);
+		free(r->fresh[fresh_at(r, i)].values);
 	free(r->cache);
 	free(r->cache_ring);
 	hf_map_free(&r->name_map);
