@@ -639,6 +639,39 @@ static void item(buf *b, uint64_t obj, uint64_t next, int32_t n)
 	free(f.p);
 }
 
+/* duplicate-ids: objects whose id was met before in the same dump (the
+ * first one is kept, with its subtype row or without), after runs of
+ * ascending ids and as the highest id so far; and an object below the
+ * highest id that is no duplicate. */
+static void scen_duplicate_ids(buf *b)
+{
+	static const uint16_t first[] = { 'f', 'i', 'r', 's', 't' };
+	static const uint16_t second[] = { 's', 'e', 'c', 'o', 'n', 'd' };
+	static const int32_t three[] = { 1, 2, 3 };
+	buf none = { 0 };
+	size_t at = small_start(b, "JAVA PROFILE 1.0.2", TAG_HEAP_DUMP_SEGMENT);
+	small_classes(b);
+	string_classes(b);
+	item(b, 0x1000, 0, 1);
+	item(b, 0x1010, 0x1000, 2);
+	item(b, 0x1000, 0x1010, 9);              /* duplicate: n 1 and no next kept */
+	instance_dump(b, 0x1020, SM_OBJECT, &none);  /* no field: no subtype row */
+	char_array(b, 0x3000, first, 5);
+	string(b, 0x4000, 0x3000);
+	char_array(b, 0x3100, second, 6);
+	string(b, 0x4000, 0x3100);               /* duplicate String: "first" kept */
+	string(b, 0x1020, 0x3100);               /* duplicate of the plain object */
+	int_array(b, 0x5000, three, 3);
+	char_array(b, 0x5000, second, 6);        /* duplicate of the highest id so far */
+	item(b, 0x1030, 0x5000, 5);              /* below the highest, new */
+	u1(b, ROOT_JNI_GLOBAL);
+	id(b, 0x1000);
+	id(b, 0xAAA0);
+	rec_end(b, at);
+	at = rec_begin(b, TAG_HEAP_DUMP_END);
+	rec_end(b, at);
+}
+
 /* truncated: a valid dump cut inside an INSTANCE DUMP (3 of its 8 field
  * bytes are there). */
 static void scen_truncated(buf *b)
@@ -1420,6 +1453,8 @@ static const struct scenario {
 	{ "truncated", scen_truncated, "a valid dump cut inside an INSTANCE DUMP" },
 	{ "unknown-tag", scen_unknown_tag, "an unknown top-level record tag 0x55 between records" },
 	{ "two-dumps", scen_two_dumps, "1.0.1 with two HEAP DUMP records holding the same ids" },
+	{ "duplicate-ids", scen_duplicate_ids,
+	  "objects with an id met before in the dump: after ascending ids, as the highest id, plain and String" },
 	{ "segments", scen_segments, "1.0.2 with five HEAP DUMP SEGMENTs (one empty) and HEAP DUMP END" },
 	{ "id8", scen_id8, "8-byte ids, JDK 17 compact Strings: LATIN1, UTF16 little-endian, empty" },
 	{ "jdk6-strings", scen_jdk6_strings, "JDK 6 Strings: offset/count slices of one shared char[]" },

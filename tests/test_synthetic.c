@@ -292,7 +292,13 @@ static void check_common(sqlite3 *db, const char *ndjson, const conv *c)
 	ndjson_counts(ndjson, nodes, &ne, &ns, &nr, &nl);
 	CHECK(nl > 0, "NDJSON has lines");
 	CHECK_EQ_I(nodes[0], 0, "NDJSON nodes of an unknown subtype");
-	for (int t = 1; t <= 4; t++) {
+	/* The database keeps the first of two objects with one id (NDJSON has
+	 * both): duplicate-ids. */
+	const char *dups = meta(db, "heapdb.duplicate_nodes");
+	int64_t ndups = dups ? strtoll(dups, NULL, 10) : 0;
+	CHECK_EQ_I(nodes[1] + nodes[2] + nodes[3] + nodes[4], qi(db, "SELECT count(*) FROM node") + ndups,
+	           "NDJSON nodes vs SQLite nodes and duplicates");
+	for (int t = 1; t <= 4 && !ndups; t++) {
 		char what[64];
 		snprintf(what, sizeof what, "NDJSON nodes of subtype %d vs SQLite", t);
 		CHECK_EQ_I(nodes[t], count_nodes(db, t), what);
@@ -642,6 +648,72 @@ static void check_two_dumps_select(const char *file, const char *dir)
 		CHECK_STR(text_of(db, 0x4000, d), d ? "second" : "first", "String text of the selected dump");
 		sqlite3_close(db);
 	}
+}
+
+/* duplicate-ids: of two objects with one id in a dump, the first is kept
+ * (its node row and its subtype row, or its lack of one: see
+ * schema/heapdb.sql), whatever the place of the second: after ascending
+ * ids, or with the highest id so far (hprof2heapdb batches the nodes whose
+ * id is above every one before, and inserts the others one by one).  The
+ * edges of both are kept. */
+static void check_duplicate_ids_common(sqlite3 *db)
+{
+	CHECK_STR(meta(db, "heapdb.duplicate_nodes"), "4", "duplicate nodes");
+	CHECK_EQ_I(qi(db, "SELECT count(*) FROM node"), 13, "nodes");
+	CHECK_EQ_I(count_nodes(db, 2), 5, "instances");
+	CHECK_EQ_I(count_nodes(db, 4), 3, "primitive arrays");
+	CHECK_STR(class_of(db, 0x1000), "com.example.Item", "class of 0x1000");
+	CHECK_STR(class_of(db, 0x1020), "java.lang.Object", "class of 0x1020 (the first)");
+	CHECK_STR(class_of(db, 0x5000), "int[]", "class of 0x5000 (the first)");
+	CHECK_EQ_I(qi(db, "SELECT size FROM node WHERE identifier = %d", 0x1020), 8,
+	           "size of 0x1020 (the first)");
+	CHECK_EQ_I(qi(db, "SELECT length FROM node_primitive_array WHERE node_identifier = %d", 0x5000), 3,
+	           "length of 0x5000 (the first)");
+	CHECK_STR(qs(db, "SELECT element_type FROM node_primitive_array WHERE node_identifier = %d", 0x5000),
+	          "int", "element type of 0x5000 (the first)");
+	CHECK_STR(text_of(db, 0x4000, 0), "first", "String 0x4000 (the first)");
+	CHECK_EQ_I(qi(db, "SELECT count(*) FROM edge WHERE source = %d AND edgetypeid = 1", 0x1000), 1,
+	           "0x1000: the second's next");
+	CHECK_EQ_I(qi(db, "SELECT count(*) FROM edge WHERE source = %d AND edgetypeid = 1", 0x4000), 2,
+	           "0x4000: both values");
+	CHECK_EQ_I(qi(db, "SELECT dest FROM edge WHERE source = %d AND edgetypeid = 1", 0x1030), 0x5000,
+	           "0x1030.next (below the highest id, no duplicate)");
+}
+
+static void check_duplicate_ids(sqlite3 *db, const conv *c)
+{
+	(void)c;
+	check_duplicate_ids_common(db);
+	CHECK_EQ_I(qi(db, "SELECT json_extract(\"values\", '$.n') FROM node_instance WHERE node_identifier = %d",
+	              0x1000), 1, "0x1000.n (the first)");
+	CHECK_EQ_I(qi(db, "SELECT json_extract(\"values\", '$.n') FROM node_instance WHERE node_identifier = %d",
+	              0x1030), 5, "0x1030.n");
+	CHECK_STR(qs(db, "SELECT \"values\" FROM node_instance WHERE node_identifier = %d", 0x1020), "{}",
+	          "0x1020 values (the first: no fields)");
+}
+
+/* Without values, the plain object 0x1020 has no subtype row, and its
+ * duplicate (a String with a text) must not give it one. */
+static void check_duplicate_ids_plain(const char *file, const char *dir)
+{
+	char out[1200];
+	snprintf(out, sizeof out, "%s/plain.db", dir);
+	hf_hprof_options o;
+	options(&o);
+	o.values = 0;
+	conv c;
+	hf_status st = convert(file, out, SINK_DB, &o, &c);
+	CHECK(st == HF_OK, "convert without values: %s", c.msg);
+	if (st)
+		return;
+	sqlite3 *db = db_open(out);
+	if (!db)
+		return;
+	check_duplicate_ids_common(db);
+	CHECK_EQ_I(qi(db, "SELECT count(*) FROM node_instance"), 1, "subtype rows: String 0x4000 only");
+	CHECK_EQ_I(qi(db, "SELECT count(*) FROM node_instance WHERE node_identifier = %d", 0x1020), 0,
+	           "no subtype row for 0x1020 (the first had none)");
+	sqlite3_close(db);
 }
 
 static void check_segments(sqlite3 *db, const conv *c)
@@ -1195,6 +1267,7 @@ static const struct {
 	{ "android4", check_android4 },
 	{ "instances-first", check_instances_first },
 	{ "two-dumps", check_two_dumps },
+	{ "duplicate-ids", check_duplicate_ids },
 	{ "segments", check_segments },
 	{ "id8", check_id8 },
 	{ "jdk6-strings", check_jdk6_strings },
@@ -1293,6 +1366,8 @@ static void test_scenario(const char *name, const char *file, const char *outdir
 		}
 		if (!strcmp(name, "two-dumps"))
 			check_two_dumps_select(file, dir);
+		if (!strcmp(name, "duplicate-ids"))
+			check_duplicate_ids_plain(file, dir);
 		if (!strcmp(name, "jdk6-strings"))
 			check_jdk6_strings_fifo(dir, data, size);
 		if (c.stats.deferred_instances) {

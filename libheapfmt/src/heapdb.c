@@ -17,6 +17,29 @@
 
 int hf_make_temp_beside(const char *path, char **tmp_out);
 
+/* ---- row batches ------------------------------------------------------------
+ * Rows of one table gathered and inserted up to BATCH_ROWS per statement
+ * ("INSERT OR IGNORE INTO t VALUES (...),(...),..."): one sqlite3_step per
+ * row cost a fifth of the load of the 1 GB benchmark dump's 17.9 M edges,
+ * and the load without indexes took 43.8 s with the 10.1 M nodes, 6.5 M
+ * subtype rows and 2.5 M strings one by one, 36.4 s in batches.
+ * The cells are hf_values whose texts point into the queue block being
+ * inserted, so every batch is flushed before the block is let go
+ * (run_block); the statement for each number of rows is prepared when first
+ * needed.  A flush counts the rows its statement ignored (key already
+ * there). */
+#define BATCH_ROWS 32
+/* SQLite allows 32766 variables in a statement (999 before 3.32). */
+#define MAX_VARIABLES 999
+
+typedef struct row_batch {
+	char *head;              /* "INSERT OR IGNORE INTO \"t\" VALUES " */
+	unsigned ncols, max_rows, n;
+	hf_field_kind *kinds;    /* [ncols] */
+	hf_value *cells;         /* [max_rows * ncols] */
+	sqlite3_stmt **st;       /* [max_rows + 1]: the statement for k rows */
+} row_batch;
+
 typedef struct db_type {
 	const hf_type *type;   /* as declared (pointer identity) */
 	char *table;
@@ -27,21 +50,15 @@ typedef struct db_type {
 	int id;
 	hf_type_class cls;
 	sqlite3_stmt *insert;
+	row_batch rows;        /* node subtypes: rows of the subtype table */
 } db_type;
-
-/* Edges are inserted EDGE_BATCH rows per statement: one sqlite3_step per
- * row was a fifth of the load of the 1 GB benchmark dump's 17.9 M edges. */
-#define EDGE_BATCH 32
 
 typedef struct heapdb {
 	hf_sink sink;
 	sqlite3 *db;
 	char *path, *tmp;
 	hf_heapdb_options opt;
-	sqlite3_stmt *ins_meta, *ins_node, *ins_edge, *ins_string;
-	sqlite3_stmt *ins_edges;          /* EDGE_BATCH rows in one statement */
-	sqlite3_int64 edge_buf[EDGE_BATCH][6];
-	unsigned nedge_buf;
+	sqlite3_stmt *ins_meta, *ins_node;
 	/* The writer thread (see "two threads" below). */
 	hf_buf q, qw;                /* being filled by the caller; being written */
 	hf_buf qvals;                /* the thread's hf_value scratch */
@@ -52,6 +69,16 @@ typedef struct heapdb {
 	size_t ntypes, captypes;
 	uint64_t duplicate_nodes, duplicate_strings;
 	uint64_t edge_seq;
+	/* Node rows and strings in batches (see "row batches").  A node whose
+	 * (dump, id) is above every one inserted so far (high_dump, high_id) is
+	 * new for sure and joins the batch; any other (one in 16 of the 1 GB
+	 * benchmark dump, whose ids mostly ascend) is inserted on its own after
+	 * the batch, and that insert says whether it is a duplicate, whose
+	 * subtype row must not be written: the first object of an id is kept. */
+	row_batch node_rows, string_rows, edge_rows;
+	int have_high;
+	uint32_t high_dump;
+	uint64_t high_id;
 } heapdb;
 
 static const char core_ddl[] =
@@ -114,6 +141,121 @@ static hf_status step(heapdb *w, sqlite3_stmt *st, hf_error *err)
 	return HF_OK;
 }
 
+static hf_status bind_value(heapdb *w, sqlite3_stmt *st, int col, hf_field_kind kind,
+                            const hf_value *v, hf_error *err);
+
+static bool batch_init(row_batch *b, const char *table, unsigned ncols, const hf_field_kind *kinds)
+{
+	memset(b, 0, sizeof *b);
+	b->ncols = ncols ? ncols : 1;
+	b->max_rows = MAX_VARIABLES / b->ncols;
+	if (b->max_rows > BATCH_ROWS)
+		b->max_rows = BATCH_ROWS;
+	if (b->max_rows < 1)
+		b->max_rows = 1;
+	size_t hl = strlen(table) + 40;
+	b->head = malloc(hl);
+	b->kinds = calloc(b->ncols, sizeof *b->kinds);
+	b->cells = calloc((size_t)b->max_rows * b->ncols, sizeof *b->cells);
+	b->st = calloc(b->max_rows + 1, sizeof *b->st);
+	if (!b->head || !b->kinds || !b->cells || !b->st)
+		return false;
+	snprintf(b->head, hl, "INSERT OR IGNORE INTO \"%s\" VALUES ", table);
+	if (kinds)
+		memcpy(b->kinds, kinds, ncols * sizeof *kinds);
+	return true;
+}
+
+static void batch_free(row_batch *b)
+{
+	if (b->st)
+		for (unsigned k = 0; k <= b->max_rows; k++)
+			sqlite3_finalize(b->st[k]);
+	free(b->st);
+	free(b->head);
+	free(b->kinds);
+	free(b->cells);
+	memset(b, 0, sizeof *b);
+}
+
+/* Inserts the gathered rows; adds to *ignored the rows the statement
+ * ignored. */
+static hf_status batch_flush(heapdb *w, row_batch *b, uint64_t *ignored, hf_error *err)
+{
+	unsigned k = b->n;
+	if (!k)
+		return HF_OK;
+	b->n = 0;
+	if (!b->st[k]) {
+		hf_buf q;
+		hf_buf_init(&q);
+		bool ok = hf_buf_append(&q, b->head, strlen(b->head));
+		for (unsigned r = 0; r < k && ok; r++) {
+			ok = hf_buf_append(&q, r ? ",(" : "(", r ? 2 : 1);
+			for (unsigned c = 0; c < b->ncols && ok; c++)
+				ok = hf_buf_append(&q, c ? ",?" : "?", c ? 2 : 1);
+			ok = ok && hf_buf_append(&q, ")", 1);
+		}
+		ok = ok && hf_buf_append(&q, "", 1);
+		hf_status st = ok ? prepare(w, (const char *)q.data, &b->st[k], err)
+		                  : hf_error_set(err, HF_ERR_NOMEM, "out of memory");
+		hf_buf_free(&q);
+		if (st)
+			return st;
+	}
+	sqlite3_stmt *st = b->st[k];
+	for (unsigned i = 0; i < k * b->ncols; i++) {
+		hf_status rc = bind_value(w, st, (int)i + 1, b->kinds[i % b->ncols], &b->cells[i], err);
+		if (rc)
+			return rc;
+	}
+	hf_status rc = step(w, st, err);
+	if (rc)
+		return rc;
+	sqlite3_int64 done = sqlite3_changes64(w->db);
+	if (ignored && done < (sqlite3_int64)k)
+		*ignored += k - (uint64_t)done;
+	return HF_OK;
+}
+
+/* Room for a row (flushing first when the batch is full): its cells, which
+ * the caller fills. */
+static hf_status batch_row(heapdb *w, row_batch *b, uint64_t *ignored, hf_value **cells,
+                           hf_error *err)
+{
+	if (b->n == b->max_rows) {
+		hf_status st = batch_flush(w, b, ignored, err);
+		if (st)
+			return st;
+	}
+	*cells = &b->cells[(size_t)b->n++ * b->ncols];
+	return HF_OK;
+}
+
+static inline hf_value int_cell(int64_t i)
+{
+	hf_value v;
+	memset(&v, 0, sizeof v);
+	v.i = i;
+	v.present = 1;
+	return v;
+}
+
+/* Everything gathered into the database: before the queue block the cells
+ * point into is let go. */
+static hf_status flush_batches(heapdb *w, hf_error *err)
+{
+	hf_status st = batch_flush(w, &w->node_rows, &w->duplicate_nodes, err);
+	if (!st)
+		st = batch_flush(w, &w->string_rows, &w->duplicate_strings, err);
+	if (!st)
+		st = batch_flush(w, &w->edge_rows, NULL, err);
+	for (size_t i = 0; i < w->ntypes && !st; i++)
+		if (w->types[i].rows.n)
+			st = batch_flush(w, &w->types[i].rows, NULL, err);
+	return st;
+}
+
 /* Identifiers from declarations may come from untrusted files (NDJSON). */
 static bool valid_ident(const char *s)
 {
@@ -159,7 +301,7 @@ static hf_status bind_value(heapdb *w, sqlite3_stmt *st, int col, hf_field_kind 
 	case HF_FIELD_REAL: rc = sqlite3_bind_double(st, col, v->d); break;
 	case HF_FIELD_TEXT:
 	case HF_FIELD_JSON:
-		rc = v->s ? sqlite3_bind_text(st, col, v->s, (int)v->n, SQLITE_TRANSIENT)
+		rc = v->s ? sqlite3_bind_text(st, col, v->s, (int)v->n, SQLITE_STATIC)
 		          : sqlite3_bind_null(st, col);
 		break;
 	default: rc = sqlite3_bind_null(st, col);
@@ -312,6 +454,15 @@ static hf_status db_declare(hf_sink *s, const hf_type *t, hf_error *err)
 	st = exec(w, (const char *)sql.data, err);
 	if (!st)
 		st = prepare(w, (const char *)q.data, &d->insert, err);
+	if (!st && t->cls == HF_TYPE_NODE) {
+		/* Its rows: node_identifier, dump, then the fields. */
+		if (!batch_init(&d->rows, table, (unsigned)d->nfields + 2, NULL))
+			st = hf_error_set(err, HF_ERR_NOMEM, "out of memory");
+		else {
+			d->rows.kinds[0] = d->rows.kinds[1] = HF_FIELD_INT;
+			memcpy(d->rows.kinds + 2, d->kinds, d->nfields * sizeof *d->kinds);
+		}
+	}
 	hf_buf_free(&sql);
 	hf_buf_free(&q);
 	return st;
@@ -330,32 +481,55 @@ static hf_status db_metadata(hf_sink *s, const char *key, const char *value, hf_
 
 static hf_status sync_string(heapdb *w, uint64_t id, const char *utf8, size_t len, hf_error *err)
 {
-	sqlite3_bind_int64(w->ins_string, 1, (sqlite3_int64)id);
-	sqlite3_bind_text(w->ins_string, 2, utf8, (int)len, SQLITE_STATIC);
-	hf_status st = step(w, w->ins_string, err);
-	if (!st && sqlite3_changes(w->db) == 0)
-		w->duplicate_strings++;
-	return st;
+	hf_value *c;
+	hf_status st = batch_row(w, &w->string_rows, &w->duplicate_strings, &c, err);
+	if (st)
+		return st;
+	c[0] = int_cell((int64_t)id);
+	c[1] = int_cell(0);
+	c[1].s = utf8;
+	c[1].n = len;
+	return HF_OK;
 }
 
 /* A node of type type_id, subtype table d (looked up by the caller: the
  * hf_type may be gone by the time the thread gets here). */
 static hf_status sync_node(heapdb *w, const hf_node *n, int type_id, db_type *d, hf_error *err)
 {
-	sqlite3_stmt *st = w->ins_node;
-	sqlite3_bind_int64(st, 1, (sqlite3_int64)n->id);
-	sqlite3_bind_int64(st, 2, n->dump);
-	sqlite3_bind_int64(st, 3, type_id);
-	sqlite3_bind_int64(st, 4, (sqlite3_int64)n->class_id);
-	sqlite3_bind_int64(st, 5, (sqlite3_int64)n->size);
-	sqlite3_bind_int64(st, 6, n->heap);
-	hf_status rc = step(w, st, err);
-	if (rc)
-		return rc;
-	if (sqlite3_changes(w->db) == 0) {
-		/* A second object with the same id: the first one is kept. */
-		w->duplicate_nodes++;
-		return HF_OK;
+	hf_status rc;
+	if (!w->have_high || n->dump > w->high_dump || (n->dump == w->high_dump && n->id > w->high_id)) {
+		/* Above every node so far: new for sure. */
+		w->have_high = 1;
+		w->high_dump = n->dump;
+		w->high_id = n->id;
+		hf_value *c;
+		if ((rc = batch_row(w, &w->node_rows, &w->duplicate_nodes, &c, err)))
+			return rc;
+		c[0] = int_cell((int64_t)n->id);
+		c[1] = int_cell(n->dump);
+		c[2] = int_cell(type_id);
+		c[3] = int_cell((int64_t)n->class_id);
+		c[4] = int_cell((int64_t)n->size);
+		c[5] = int_cell(n->heap);
+	} else {
+		/* Maybe a second object with an id met before: the nodes before it
+		 * go in first, then its own insert tells. */
+		if ((rc = batch_flush(w, &w->node_rows, &w->duplicate_nodes, err)))
+			return rc;
+		sqlite3_stmt *st = w->ins_node;
+		sqlite3_bind_int64(st, 1, (sqlite3_int64)n->id);
+		sqlite3_bind_int64(st, 2, n->dump);
+		sqlite3_bind_int64(st, 3, type_id);
+		sqlite3_bind_int64(st, 4, (sqlite3_int64)n->class_id);
+		sqlite3_bind_int64(st, 5, (sqlite3_int64)n->size);
+		sqlite3_bind_int64(st, 6, n->heap);
+		if ((rc = step(w, st, err)))
+			return rc;
+		if (sqlite3_changes(w->db) == 0) {
+			/* A second object with the same id: the first one is kept. */
+			w->duplicate_nodes++;
+			return HF_OK;
+		}
 	}
 	/* A subtype table holds a row only for nodes with a value in one of its
 	 * fields (most instances have none): see schema/heapdb.sql. */
@@ -364,48 +538,28 @@ static hf_status sync_node(heapdb *w, const hf_node *n, int type_id, db_type *d,
 		present += n->values[i].present != 0;
 	if (!present)
 		return HF_OK;
-	sqlite3_bind_int64(d->insert, 1, (sqlite3_int64)n->id);
-	sqlite3_bind_int64(d->insert, 2, n->dump);
-	for (size_t i = 0; i < d->nfields; i++) {
-		rc = bind_value(w, d->insert, (int)i + 3, d->kinds[i], &n->values[i], err);
-		if (rc)
-			return rc;
-	}
-	return step(w, d->insert, err);
-}
-
-/* Inserts the buffered edges: a whole batch at once, or a partial one a row
- * at a time. */
-static hf_status flush_edges(heapdb *w, hf_error *err)
-{
-	unsigned n = w->nedge_buf;
-	w->nedge_buf = 0;
-	if (n == EDGE_BATCH) {
-		for (unsigned i = 0; i < n; i++)
-			for (int c = 0; c < 6; c++)
-				sqlite3_bind_int64(w->ins_edges, (int)(i * 6 + c + 1), w->edge_buf[i][c]);
-		return step(w, w->ins_edges, err);
-	}
-	for (unsigned i = 0; i < n; i++) {
-		for (int c = 0; c < 6; c++)
-			sqlite3_bind_int64(w->ins_edge, c + 1, w->edge_buf[i][c]);
-		hf_status st = step(w, w->ins_edge, err);
-		if (st)
-			return st;
-	}
+	hf_value *c;
+	if ((rc = batch_row(w, &d->rows, NULL, &c, err)))
+		return rc;
+	c[0] = int_cell((int64_t)n->id);
+	c[1] = int_cell(n->dump);
+	memcpy(c + 2, n->values, d->nfields * sizeof *c);
 	return HF_OK;
 }
 
 static hf_status sync_edge(heapdb *w, const hf_edge *e, int type_id, hf_error *err)
 {
-	sqlite3_int64 *row = w->edge_buf[w->nedge_buf++];
-	row[0] = (sqlite3_int64)e->source;
-	row[1] = e->dump;
-	row[2] = (sqlite3_int64)w->edge_seq++;
-	row[3] = type_id;
-	row[4] = (sqlite3_int64)e->dest;
-	row[5] = (sqlite3_int64)e->label;
-	return w->nedge_buf == EDGE_BATCH ? flush_edges(w, err) : HF_OK;
+	hf_value *c;
+	hf_status st = batch_row(w, &w->edge_rows, NULL, &c, err);
+	if (st)
+		return st;
+	c[0] = int_cell((int64_t)e->source);
+	c[1] = int_cell(e->dump);
+	c[2] = int_cell((int64_t)w->edge_seq++);
+	c[3] = int_cell(type_id);
+	c[4] = int_cell((int64_t)e->dest);
+	c[5] = int_cell((int64_t)e->label);
+	return HF_OK;
 }
 
 static hf_status sync_record(heapdb *w, const hf_record *r, db_type *d, hf_error *err)
@@ -540,7 +694,8 @@ static hf_status run_block(heapdb *w, const uint8_t *p, const uint8_t *end, hf_e
 		}
 		}
 	}
-	return st;
+	/* The batches' texts point into this block. */
+	return st ? st : flush_batches(w, err);
 }
 
 /* The worker's job: insert the rows of qw (none after a failure). */
@@ -689,8 +844,6 @@ static hf_status db_finish(hf_sink *s, hf_error *err)
 	if ((st = q_drain(w, err)))
 		return st;
 	hf_worker_stop(&w->worker);
-	if ((st = flush_edges(w, err)))
-		return st;
 	if (w->duplicate_nodes) {
 		snprintf(num, sizeof num, "%llu", (unsigned long long)w->duplicate_nodes);
 		if ((st = db_metadata(s, "heapdb.duplicate_nodes", num, err)))
@@ -739,13 +892,14 @@ static hf_status db_finish(hf_sink *s, hf_error *err)
 		return st;
 	sqlite3_finalize(w->ins_meta);
 	sqlite3_finalize(w->ins_node);
-	sqlite3_finalize(w->ins_edge);
-	sqlite3_finalize(w->ins_edges);
-	sqlite3_finalize(w->ins_string);
-	w->ins_meta = w->ins_node = w->ins_edge = w->ins_string = w->ins_edges = NULL;
+	w->ins_meta = w->ins_node = NULL;
+	batch_free(&w->node_rows);
+	batch_free(&w->string_rows);
+	batch_free(&w->edge_rows);
 	for (size_t i = 0; i < w->ntypes; i++) {
 		sqlite3_finalize(w->types[i].insert);
 		w->types[i].insert = NULL;
+		batch_free(&w->types[i].rows);
 	}
 	if (sqlite3_close(w->db) != SQLITE_OK)
 		return hf_error_set(err, HF_ERR_IO, "SQLite: cannot close %s", w->tmp);
@@ -771,12 +925,13 @@ static void db_destroy(hf_sink *s, int success)
 	hf_buf_free(&w->qvals);
 	sqlite3_finalize(w->ins_meta);
 	sqlite3_finalize(w->ins_node);
-	sqlite3_finalize(w->ins_edge);
-	sqlite3_finalize(w->ins_edges);
-	sqlite3_finalize(w->ins_string);
+	batch_free(&w->node_rows);
+	batch_free(&w->string_rows);
+	batch_free(&w->edge_rows);
 	for (size_t i = 0; i < w->ntypes; i++) {
 		db_type *d = &w->types[i];
 		sqlite3_finalize(d->insert);
+		batch_free(&d->rows);
 		for (size_t f = 0; f < d->nfields; f++)
 			free(d->fields[f]);
 		free(d->fields);
@@ -844,19 +999,13 @@ hf_status hf_heapdb_sink_open(hf_sink **out, const char *path, const hf_heapdb_o
 	if (!st) st = exec(w, "BEGIN", err);
 	if (!st) st = prepare(w, "INSERT INTO metadata VALUES (?,?)", &w->ins_meta, err);
 	if (!st) st = prepare(w, "INSERT OR IGNORE INTO node VALUES (?,?,?,?,?,?)", &w->ins_node, err);
-	if (!st) st = prepare(w, "INSERT INTO edge VALUES (?,?,?,?,?,?)", &w->ins_edge, err);
-	if (!st) {
-		hf_buf q;
-		hf_buf_init(&q);
-		bool ok = hf_buf_append(&q, "INSERT INTO edge VALUES ", 24);
-		for (unsigned i = 0; i < EDGE_BATCH && ok; i++)
-			ok = hf_buf_append(&q, i ? ",(?,?,?,?,?,?)" : "(?,?,?,?,?,?)", i ? 14 : 13);
-		ok = ok && hf_buf_append(&q, "", 1);
-		st = ok ? prepare(w, (const char *)q.data, &w->ins_edges, err)
-		        : hf_error_set(err, HF_ERR_NOMEM, "out of memory");
-		hf_buf_free(&q);
-	}
-	if (!st) st = prepare(w, "INSERT OR IGNORE INTO strings VALUES (?,?)", &w->ins_string, err);
+	static const hf_field_kind ints[6] = { HF_FIELD_INT, HF_FIELD_INT, HF_FIELD_INT,
+		HF_FIELD_INT, HF_FIELD_INT, HF_FIELD_INT };
+	static const hf_field_kind string_kinds[2] = { HF_FIELD_INT, HF_FIELD_TEXT };
+	if (!st && (!batch_init(&w->node_rows, "node", 6, ints) ||
+	            !batch_init(&w->edge_rows, "edge", 6, ints) ||
+	            !batch_init(&w->string_rows, "strings", 2, string_kinds)))
+		st = hf_error_set(err, HF_ERR_NOMEM, "out of memory");
 	if (st) {
 		db_destroy(&w->sink, 0);
 		return st;
