@@ -661,8 +661,10 @@ static void scen_duplicate_ids(buf *b)
 	char_array(b, 0x3100, second, 6);
 	string(b, 0x4000, 0x3100);               /* duplicate String: "first" kept */
 	string(b, 0x1020, 0x3100);               /* duplicate of the plain object */
-	int_array(b, 0x5000, three, 3);
-	char_array(b, 0x5000, second, 6);        /* duplicate of the highest id so far */
+	int_array(b, 0x4800, three, 3);
+	instance_dump(b, 0x5000, SM_OBJECT, &none);
+	char_array(b, 0x5000, second, 6);        /* duplicate of the highest id so far: no
+	                                          * node_primitive_array row for it */
 	item(b, 0x1030, 0x5000, 5);              /* below the highest, new */
 	u1(b, ROOT_JNI_GLOBAL);
 	id(b, 0x1000);

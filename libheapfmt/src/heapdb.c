@@ -25,19 +25,24 @@ int hf_make_temp_beside(const char *path, char **tmp_out);
  * subtype rows and 2.5 M strings one by one, 36.4 s in batches.
  * The cells are hf_values whose texts point into the queue block being
  * inserted, so every batch is flushed before the block is let go
- * (run_block); the statement for each number of rows is prepared when first
- * needed.  A flush counts the rows its statement ignored (key already
- * there). */
-#define BATCH_ROWS 32
+ * (run_block), and dropped when the block fails.  A batch of k rows goes
+ * out in statements of 32, 16, ... 1 rows (k in binary), each prepared when
+ * first needed: at most BATCH_SIZES statements a table.  A flush counts the
+ * rows its statements ignored (key already there).  Whatever the input
+ * declares, the tables' batches hold at most BATCH_CELLS cells together: a
+ * table met past that inserts a row at a time. */
+#define BATCH_SIZES 6                       /* 1, 2, 4, 8, 16, 32 rows */
+#define BATCH_ROWS (1u << (BATCH_SIZES - 1))
+#define BATCH_CELLS 65536
 /* SQLite allows 32766 variables in a statement (999 before 3.32). */
 #define MAX_VARIABLES 999
 
 typedef struct row_batch {
-	char *head;              /* "INSERT OR IGNORE INTO \"t\" VALUES " */
+	char *head;              /* "INSERT [OR IGNORE] INTO \"t\" VALUES " */
 	unsigned ncols, max_rows, n;
 	hf_field_kind *kinds;    /* [ncols] */
-	hf_value *cells;         /* [max_rows * ncols] */
-	sqlite3_stmt **st;       /* [max_rows + 1]: the statement for k rows */
+	hf_value *cells;         /* [max_rows * ncols], made at the first row */
+	sqlite3_stmt *st[BATCH_SIZES]; /* st[j]: 2^j rows */
 } row_batch;
 
 typedef struct db_type {
@@ -76,6 +81,7 @@ typedef struct heapdb {
 	 * the batch, and that insert says whether it is a duplicate, whose
 	 * subtype row must not be written: the first object of an id is kept. */
 	row_batch node_rows, string_rows, edge_rows;
+	size_t batch_cells;          /* cells of all batches (BATCH_CELLS) */
 	int have_high;
 	uint32_t high_dump;
 	uint64_t high_id;
@@ -144,23 +150,22 @@ static hf_status step(heapdb *w, sqlite3_stmt *st, hf_error *err)
 static hf_status bind_value(heapdb *w, sqlite3_stmt *st, int col, hf_field_kind kind,
                             const hf_value *v, hf_error *err);
 
-static bool batch_init(row_batch *b, const char *table, unsigned ncols, const hf_field_kind *kinds)
+/* or_ignore: a row whose key is there already is skipped (and counted),
+ * else it is an error. */
+static bool batch_init(row_batch *b, const char *table, unsigned ncols, const hf_field_kind *kinds,
+                       bool or_ignore)
 {
 	memset(b, 0, sizeof *b);
 	b->ncols = ncols ? ncols : 1;
-	b->max_rows = MAX_VARIABLES / b->ncols;
-	if (b->max_rows > BATCH_ROWS)
-		b->max_rows = BATCH_ROWS;
-	if (b->max_rows < 1)
-		b->max_rows = 1;
+	b->max_rows = BATCH_ROWS;
+	while (b->max_rows > 1 && b->max_rows * b->ncols > MAX_VARIABLES)
+		b->max_rows /= 2;
 	size_t hl = strlen(table) + 40;
 	b->head = malloc(hl);
 	b->kinds = calloc(b->ncols, sizeof *b->kinds);
-	b->cells = calloc((size_t)b->max_rows * b->ncols, sizeof *b->cells);
-	b->st = calloc(b->max_rows + 1, sizeof *b->st);
-	if (!b->head || !b->kinds || !b->cells || !b->st)
+	if (!b->head || !b->kinds)
 		return false;
-	snprintf(b->head, hl, "INSERT OR IGNORE INTO \"%s\" VALUES ", table);
+	snprintf(b->head, hl, "INSERT%s INTO \"%s\" VALUES ", or_ignore ? " OR IGNORE" : "", table);
 	if (kinds)
 		memcpy(b->kinds, kinds, ncols * sizeof *kinds);
 	return true;
@@ -168,53 +173,65 @@ static bool batch_init(row_batch *b, const char *table, unsigned ncols, const hf
 
 static void batch_free(row_batch *b)
 {
-	if (b->st)
-		for (unsigned k = 0; k <= b->max_rows; k++)
-			sqlite3_finalize(b->st[k]);
-	free(b->st);
+	for (unsigned j = 0; j < BATCH_SIZES; j++)
+		sqlite3_finalize(b->st[j]);
 	free(b->head);
 	free(b->kinds);
 	free(b->cells);
 	memset(b, 0, sizeof *b);
 }
 
-/* Inserts the gathered rows; adds to *ignored the rows the statement
- * ignored. */
-static hf_status batch_flush(heapdb *w, row_batch *b, uint64_t *ignored, hf_error *err)
+/* Inserts rows [off, off + 2^j) of the batch with one statement. */
+static hf_status batch_part(heapdb *w, row_batch *b, unsigned j, unsigned off, uint64_t *ignored,
+                            hf_error *err)
 {
-	unsigned k = b->n;
-	if (!k)
-		return HF_OK;
-	b->n = 0;
-	if (!b->st[k]) {
+	unsigned rows = 1u << j;
+	if (!b->st[j]) {
 		hf_buf q;
 		hf_buf_init(&q);
 		bool ok = hf_buf_append(&q, b->head, strlen(b->head));
-		for (unsigned r = 0; r < k && ok; r++) {
+		for (unsigned r = 0; r < rows && ok; r++) {
 			ok = hf_buf_append(&q, r ? ",(" : "(", r ? 2 : 1);
 			for (unsigned c = 0; c < b->ncols && ok; c++)
 				ok = hf_buf_append(&q, c ? ",?" : "?", c ? 2 : 1);
 			ok = ok && hf_buf_append(&q, ")", 1);
 		}
 		ok = ok && hf_buf_append(&q, "", 1);
-		hf_status st = ok ? prepare(w, (const char *)q.data, &b->st[k], err)
+		hf_status st = ok ? prepare(w, (const char *)q.data, &b->st[j], err)
 		                  : hf_error_set(err, HF_ERR_NOMEM, "out of memory");
 		hf_buf_free(&q);
 		if (st)
 			return st;
 	}
-	sqlite3_stmt *st = b->st[k];
-	for (unsigned i = 0; i < k * b->ncols; i++) {
-		hf_status rc = bind_value(w, st, (int)i + 1, b->kinds[i % b->ncols], &b->cells[i], err);
+	sqlite3_stmt *st = b->st[j];
+	const hf_value *cells = &b->cells[(size_t)off * b->ncols];
+	for (unsigned i = 0; i < rows * b->ncols; i++) {
+		hf_status rc = bind_value(w, st, (int)i + 1, b->kinds[i % b->ncols], &cells[i], err);
 		if (rc)
 			return rc;
 	}
 	hf_status rc = step(w, st, err);
 	if (rc)
 		return rc;
-	sqlite3_int64 done = sqlite3_changes64(w->db);
-	if (ignored && done < (sqlite3_int64)k)
-		*ignored += k - (uint64_t)done;
+	int done = sqlite3_changes(w->db);   /* at most 32 */
+	if (ignored && done < (int)rows)
+		*ignored += rows - (unsigned)done;
+	return HF_OK;
+}
+
+/* Inserts the gathered rows; adds to *ignored the rows the statements
+ * ignored. */
+static hf_status batch_flush(heapdb *w, row_batch *b, uint64_t *ignored, hf_error *err)
+{
+	unsigned k = b->n, off = 0;
+	b->n = 0;
+	for (unsigned j = BATCH_SIZES; j-- > 0;)
+		if (k - off >= (1u << j)) {
+			hf_status st = batch_part(w, b, j, off, ignored, err);
+			if (st)
+				return st;
+			off += 1u << j;
+		}
 	return HF_OK;
 }
 
@@ -223,6 +240,14 @@ static hf_status batch_flush(heapdb *w, row_batch *b, uint64_t *ignored, hf_erro
 static hf_status batch_row(heapdb *w, row_batch *b, uint64_t *ignored, hf_value **cells,
                            hf_error *err)
 {
+	if (!b->cells) {
+		if (w->batch_cells + (size_t)b->max_rows * b->ncols > BATCH_CELLS)
+			b->max_rows = 1;
+		b->cells = calloc((size_t)b->max_rows * b->ncols, sizeof *b->cells);
+		if (!b->cells)
+			return hf_error_set(err, HF_ERR_NOMEM, "out of memory");
+		w->batch_cells += (size_t)b->max_rows * b->ncols;
+	}
 	if (b->n == b->max_rows) {
 		hf_status st = batch_flush(w, b, ignored, err);
 		if (st)
@@ -239,6 +264,14 @@ static inline hf_value int_cell(int64_t i)
 	v.i = i;
 	v.present = 1;
 	return v;
+}
+
+/* After a failure: the cells point into a block that is let go. */
+static void drop_batches(heapdb *w)
+{
+	w->node_rows.n = w->string_rows.n = w->edge_rows.n = 0;
+	for (size_t i = 0; i < w->ntypes; i++)
+		w->types[i].rows.n = 0;
 }
 
 /* Everything gathered into the database: before the queue block the cells
@@ -456,7 +489,7 @@ static hf_status db_declare(hf_sink *s, const hf_type *t, hf_error *err)
 		st = prepare(w, (const char *)q.data, &d->insert, err);
 	if (!st && t->cls == HF_TYPE_NODE) {
 		/* Its rows: node_identifier, dump, then the fields. */
-		if (!batch_init(&d->rows, table, (unsigned)d->nfields + 2, NULL))
+		if (!batch_init(&d->rows, table, (unsigned)d->nfields + 2, NULL, true))
 			st = hf_error_set(err, HF_ERR_NOMEM, "out of memory");
 		else {
 			d->rows.kinds[0] = d->rows.kinds[1] = HF_FIELD_INT;
@@ -660,8 +693,10 @@ static hf_status run_block(heapdb *w, const uint8_t *p, const uint8_t *end, hf_e
 			q_get(&p, &type_id, sizeof type_id);
 			q_get(&p, &n, sizeof n);
 			n.type = NULL;
-			if (!q_get_values(w, &p, &w->types[ti], &v))
-				return hf_error_set(err, HF_ERR_NOMEM, "out of memory");
+			if (!q_get_values(w, &p, &w->types[ti], &v)) {
+				st = hf_error_set(err, HF_ERR_NOMEM, "out of memory");
+				break;
+			}
 			n.values = v;
 			st = sync_node(w, &n, type_id, &w->types[ti], err);
 			break;
@@ -687,15 +722,21 @@ static hf_status run_block(heapdb *w, const uint8_t *p, const uint8_t *end, hf_e
 			q_get(&p, &ti, sizeof ti);
 			q_get(&p, &r, sizeof r);
 			r.type = NULL;
-			if (!q_get_values(w, &p, &w->types[ti], &v))
-				return hf_error_set(err, HF_ERR_NOMEM, "out of memory");
+			if (!q_get_values(w, &p, &w->types[ti], &v)) {
+				st = hf_error_set(err, HF_ERR_NOMEM, "out of memory");
+				break;
+			}
 			r.values = v;
 			st = sync_record(w, &r, &w->types[ti], err);
 		}
 		}
 	}
 	/* The batches' texts point into this block. */
-	return st ? st : flush_batches(w, err);
+	if (!st)
+		st = flush_batches(w, err);
+	if (st)
+		drop_batches(w);
+	return st;
 }
 
 /* The worker's job: insert the rows of qw (none after a failure). */
@@ -1002,9 +1043,9 @@ hf_status hf_heapdb_sink_open(hf_sink **out, const char *path, const hf_heapdb_o
 	static const hf_field_kind ints[6] = { HF_FIELD_INT, HF_FIELD_INT, HF_FIELD_INT,
 		HF_FIELD_INT, HF_FIELD_INT, HF_FIELD_INT };
 	static const hf_field_kind string_kinds[2] = { HF_FIELD_INT, HF_FIELD_TEXT };
-	if (!st && (!batch_init(&w->node_rows, "node", 6, ints) ||
-	            !batch_init(&w->edge_rows, "edge", 6, ints) ||
-	            !batch_init(&w->string_rows, "strings", 2, string_kinds)))
+	if (!st && (!batch_init(&w->node_rows, "node", 6, ints, true) ||
+	            !batch_init(&w->edge_rows, "edge", 6, ints, false) ||
+	            !batch_init(&w->string_rows, "strings", 2, string_kinds, true)))
 		st = hf_error_set(err, HF_ERR_NOMEM, "out of memory");
 	if (st) {
 		db_destroy(&w->sink, 0);
