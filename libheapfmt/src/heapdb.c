@@ -63,7 +63,7 @@ typedef struct heapdb {
 	sqlite3 *db;
 	char *path, *tmp;
 	hf_heapdb_options opt;
-	sqlite3_stmt *ins_meta, *ins_node;
+	sqlite3_stmt *ins_meta;
 	/* The writer thread (see "two threads" below). */
 	hf_buf q, qw;                /* being filled by the caller; being written */
 	hf_buf qvals;                /* the thread's hf_value scratch */
@@ -530,39 +530,33 @@ static hf_status sync_string(heapdb *w, uint64_t id, const char *utf8, size_t le
 static hf_status sync_node(heapdb *w, const hf_node *n, int type_id, db_type *d, hf_error *err)
 {
 	hf_status rc;
-	if (!w->have_high || n->dump > w->high_dump || (n->dump == w->high_dump && n->id > w->high_id)) {
+	bool fresh = !w->have_high || n->dump > w->high_dump ||
+	             (n->dump == w->high_dump && n->id > w->high_id);
+	if (fresh) {
 		/* Above every node so far: new for sure. */
 		w->have_high = 1;
 		w->high_dump = n->dump;
 		w->high_id = n->id;
-		hf_value *c;
-		if ((rc = batch_row(w, &w->node_rows, &w->duplicate_nodes, &c, err)))
-			return rc;
-		c[0] = int_cell((int64_t)n->id);
-		c[1] = int_cell(n->dump);
-		c[2] = int_cell(type_id);
-		c[3] = int_cell((int64_t)n->class_id);
-		c[4] = int_cell((int64_t)n->size);
-		c[5] = int_cell(n->heap);
-	} else {
-		/* Maybe a second object with an id met before: the nodes before it
-		 * go in first, then its own insert tells. */
+	} else if ((rc = batch_flush(w, &w->node_rows, &w->duplicate_nodes, err))) {
+		return rc;   /* maybe a second object with an id met before: the nodes before it go in first */
+	}
+	hf_value *c;
+	if ((rc = batch_row(w, &w->node_rows, &w->duplicate_nodes, &c, err)))
+		return rc;
+	c[0] = int_cell((int64_t)n->id);
+	c[1] = int_cell(n->dump);
+	c[2] = int_cell(type_id);
+	c[3] = int_cell((int64_t)n->class_id);
+	c[4] = int_cell((int64_t)n->size);
+	c[5] = int_cell(n->heap);
+	if (!fresh) {
+		/* Its own insert tells: ignored, it is a second object with the
+		 * same id, and the first one is kept. */
+		uint64_t before = w->duplicate_nodes;
 		if ((rc = batch_flush(w, &w->node_rows, &w->duplicate_nodes, err)))
 			return rc;
-		sqlite3_stmt *st = w->ins_node;
-		sqlite3_bind_int64(st, 1, (sqlite3_int64)n->id);
-		sqlite3_bind_int64(st, 2, n->dump);
-		sqlite3_bind_int64(st, 3, type_id);
-		sqlite3_bind_int64(st, 4, (sqlite3_int64)n->class_id);
-		sqlite3_bind_int64(st, 5, (sqlite3_int64)n->size);
-		sqlite3_bind_int64(st, 6, n->heap);
-		if ((rc = step(w, st, err)))
-			return rc;
-		if (sqlite3_changes(w->db) == 0) {
-			/* A second object with the same id: the first one is kept. */
-			w->duplicate_nodes++;
+		if (w->duplicate_nodes != before)
 			return HF_OK;
-		}
 	}
 	/* A subtype table holds a row only for nodes with a value in one of its
 	 * fields (most instances have none): see schema/heapdb.sql. */
@@ -571,7 +565,6 @@ static hf_status sync_node(heapdb *w, const hf_node *n, int type_id, db_type *d,
 		present += n->values[i].present != 0;
 	if (!present)
 		return HF_OK;
-	hf_value *c;
 	if ((rc = batch_row(w, &d->rows, NULL, &c, err)))
 		return rc;
 	c[0] = int_cell((int64_t)n->id);
@@ -932,8 +925,7 @@ static hf_status db_finish(hf_sink *s, hf_error *err)
 	if ((st = exec(w, "PRAGMA analysis_limit=1000; ANALYZE", err)))
 		return st;
 	sqlite3_finalize(w->ins_meta);
-	sqlite3_finalize(w->ins_node);
-	w->ins_meta = w->ins_node = NULL;
+	w->ins_meta = NULL;
 	batch_free(&w->node_rows);
 	batch_free(&w->string_rows);
 	batch_free(&w->edge_rows);
@@ -965,7 +957,6 @@ static void db_destroy(hf_sink *s, int success)
 	hf_buf_free(&w->qw);
 	hf_buf_free(&w->qvals);
 	sqlite3_finalize(w->ins_meta);
-	sqlite3_finalize(w->ins_node);
 	batch_free(&w->node_rows);
 	batch_free(&w->string_rows);
 	batch_free(&w->edge_rows);
@@ -1039,7 +1030,6 @@ hf_status hf_heapdb_sink_open(hf_sink **out, const char *path, const hf_heapdb_o
 	if (!st) st = exec(w, core_ddl, err);
 	if (!st) st = exec(w, "BEGIN", err);
 	if (!st) st = prepare(w, "INSERT INTO metadata VALUES (?,?)", &w->ins_meta, err);
-	if (!st) st = prepare(w, "INSERT OR IGNORE INTO node VALUES (?,?,?,?,?,?)", &w->ins_node, err);
 	static const hf_field_kind ints[6] = { HF_FIELD_INT, HF_FIELD_INT, HF_FIELD_INT,
 		HF_FIELD_INT, HF_FIELD_INT, HF_FIELD_INT };
 	static const hf_field_kind string_kinds[2] = { HF_FIELD_INT, HF_FIELD_TEXT };
