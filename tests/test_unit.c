@@ -1,7 +1,7 @@
 /* Unit tests of the library's building blocks: text decoding, the JSON
  * escaper (against jansson), the hash map, the input layer, the V8
- * reader's streaming JSON tokenizer, and the NDJSON reader on a line nested
- * deeper than any stack should go. */
+ * reader's streaming JSON tokenizer, the NDJSON reader on a line nested
+ * deeper than any stack should go, and the NDJSON writer's queue. */
 #define _POSIX_C_SOURCE 200809L
 #include "../libheapfmt/src/internal.h"
 #include "../libheapfmt/src/v8_model.h"
@@ -416,6 +416,137 @@ static void test_ndjson_deep(void)
 	free(line);
 }
 
+/* The NDJSON writer queues records for a second thread to format: the lines
+ * must come out in call order, with each record's type as it was at the
+ * call, even when the caller rebuilds a type in place (same address, other
+ * fields) or a type is first met after the thread has started. */
+static void test_ndjson_queue(void)
+{
+	FILE *fp = tmpfile();
+	hf_sink *sink = NULL;
+	hf_error err;
+	CHECK(fp && hf_ndjson_sink_new(&sink, fp, &err) == HF_OK, "open");
+	if (!sink) {
+		if (fp)
+			fclose(fp);
+		return;
+	}
+	static const hf_field fa[] = { { "a", HF_FIELD_INT, NULL, 0 } };
+	static const hf_field fb[] = { { "b", HF_FIELD_TEXT, NULL, 0 }, { "c\"", HF_FIELD_ID, NULL, 0 } };
+	static const hf_type edge_t = { HF_TYPE_EDGE, 7, "ref", NULL, NULL, 0, "none", NULL };
+	hf_type t = { HF_TYPE_NODE, 1, "one", NULL, fa, 1, NULL, NULL };
+	hf_value va[1] = { { .i = -5, .present = 1 } };
+	hf_node n = { &t, 1, 0, 9, 16, 0, va };
+	hf_status st = hf_sink_node(sink, &n, &err);
+	/* The same hf_type, rebuilt with other fields. */
+	char text[] = "x\ny";
+	t = (hf_type){ HF_TYPE_NODE, 2, "two", NULL, fb, 2, NULL, NULL };
+	hf_value vb[2] = { { .s = text, .n = 3, .present = 1 }, { .u = 42, .present = 1 } };
+	n.id = 2;
+	n.values = vb;
+	if (!st)
+		st = hf_sink_node(sink, &n, &err);
+	text[0] = 'Z'; /* the queue holds a copy */
+	/* A type changed in place, fields and all, and declared again. */
+	hf_field fc[1] = { { "a", HF_FIELD_INT, NULL, 0 } };
+	t = (hf_type){ HF_TYPE_NODE, 3, "three", NULL, fc, 1, NULL, NULL };
+	n.id = 3;
+	n.values = va;
+	if (!st)
+		st = hf_sink_node(sink, &n, &err);
+	fc[0].name = "z";
+	if (!st)
+		st = hf_sink_declare(sink, &t, &err);
+	n.id = 4;
+	if (!st)
+		st = hf_sink_node(sink, &n, &err);
+	/* Enough edges for several hand-offs to the thread, then a record type
+	 * first met while it runs, then metadata (written by the caller). */
+	enum { EDGES = 100000 };
+	for (uint64_t i = 0; i < EDGES && !st; i++) {
+		hf_edge e = { &edge_t, 3, 1000 + i, i, 0 };
+		st = hf_sink_edge(sink, &e, &err);
+	}
+	/* Types first met while the thread formats, past the room of the copies
+	 * (they move when it grows): late0 ... late39, each between edges. */
+	static char names[40][16];
+	for (int j = 0; j < 40 && !st; j++) {
+		char *name = names[j];
+		hf_type *late = calloc(1, sizeof *late);
+		if (!late) {
+			st = HF_ERR_NOMEM;
+			break;
+		}
+		snprintf(name, sizeof names[j], "late%d", j);
+		*late = (hf_type){ HF_TYPE_RECORD, 0, name, NULL, fa, 1, NULL, NULL };
+		hf_record rec = { late, va };
+		/* Not declared (the NDJSON writer does not need it): copied while
+		 * the thread may be formatting. */
+		st = hf_sink_record(sink, &rec, &err);
+		free(late);
+		/* Another address, same content: shares the copy (and a type at
+		 * the same address as in the last round, with another name). */
+		hf_type again = { HF_TYPE_RECORD, 0, name, NULL, fa, 1, NULL, NULL };
+		rec.type = &again;
+		if (!st)
+			st = hf_sink_record(sink, &rec, &err);
+		for (uint64_t i = 0; i < 2000 && !st; i++) {
+			hf_edge e = { &edge_t, 4, 1, i, 0 };
+			st = hf_sink_edge(sink, &e, &err);
+		}
+	}
+	if (!st)
+		st = hf_sink_metadata(sink, "k", "v", &err);
+	if (!st)
+		st = hf_sink_finish(sink, &err);
+	CHECK(st == HF_OK, "write: %s", err.message);
+	hf_sink_destroy(sink, st == HF_OK);
+	rewind(fp);
+	char line[256];
+	static const char *const head[] = {
+		"{\"record\":\"node\",\"identifier\":1,\"subtype\":1,\"dump\":0,\"class\":9,\"size\":16,\"heap\":0,\"a\":-5}\n",
+		"{\"record\":\"node\",\"identifier\":2,\"subtype\":2,\"dump\":0,\"class\":9,\"size\":16,\"heap\":0,"
+		"\"b\":\"x\\ny\",\"c\\\"\":42}\n",
+		"{\"record\":\"node\",\"identifier\":3,\"subtype\":3,\"dump\":0,\"class\":9,\"size\":16,\"heap\":0,\"a\":-5}\n",
+		"{\"record\":\"node_type\",\"subtype\":3,\"name\":\"three\",\"fields\":[{\"name\":\"z\",\"type\":\"int\"}]}\n",
+		"{\"record\":\"node\",\"identifier\":4,\"subtype\":3,\"dump\":0,\"class\":9,\"size\":16,\"heap\":0,\"z\":-5}\n",
+	};
+	enum { HEAD = sizeof head / sizeof *head };
+	size_t k = 0, edges = 0, bad_edges = 0;
+	bool tail_ok = true;
+	while (fgets(line, sizeof line, fp)) {
+		if (k < HEAD) {
+			CHECK_STR(line, head[k], "node line");
+		} else if (k < HEAD + EDGES) {
+			char want[128];
+			size_t i = k - HEAD;
+			snprintf(want, sizeof want,
+			         "{\"record\":\"edge\",\"subtype\":7,\"source\":3,\"dest\":%zu,\"label\":%zu,\"dump\":0}\n",
+			         1000 + i, i);
+			edges++;
+			bad_edges += strcmp(line, want) != 0;
+		} else if (k < HEAD + EDGES + 40 * 2002) {
+			size_t j = (k - HEAD - EDGES) / 2002, at = (k - HEAD - EDGES) % 2002;
+			char want[160];
+			if (at < 2)
+				snprintf(want, sizeof want, "{\"record\":\"late%zu\",\"a\":-5}\n", j);
+			else
+				snprintf(want, sizeof want,
+				         "{\"record\":\"edge\",\"subtype\":7,\"source\":4,\"dest\":1,\"label\":%zu,\"dump\":0}\n",
+				         at - 2);
+			tail_ok &= !strcmp(line, want);
+		} else {
+			tail_ok &= !strcmp(line, "{\"record\":\"metadata\",\"key\":\"k\",\"value\":\"v\"}\n");
+		}
+		k++;
+	}
+	CHECK_EQ_U(k, HEAD + 1 + EDGES + 40 * 2002, "lines");
+	CHECK_EQ_U(edges, EDGES, "edge lines");
+	CHECK_EQ_U(bad_edges, 0, "edge lines out of order or wrong");
+	CHECK(tail_ok, "the record and metadata lines after the edges");
+	fclose(fp);
+}
+
 int main(void)
 {
 	test_mutf8();
@@ -426,5 +557,6 @@ int main(void)
 	test_input();
 	test_v8_tokenizer();
 	test_ndjson_deep();
+	test_ndjson_queue();
 	return t_done("test_unit");
 }

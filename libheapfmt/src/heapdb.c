@@ -65,11 +65,8 @@ typedef struct heapdb {
 	hf_heapdb_options opt;
 	sqlite3_stmt *ins_meta;
 	/* The writer thread (see "two threads" below). */
-	hf_buf q, qw;                /* being filled by the caller; being written */
+	hf_queue queue;
 	hf_buf qvals;                /* the thread's hf_value scratch */
-	hf_worker worker;
-	hf_status q_status;          /* the thread's first failure, and its error */
-	hf_error q_err;
 	db_type *types;
 	size_t ntypes, captypes;
 	uint64_t duplicate_nodes, duplicate_strings;
@@ -106,7 +103,6 @@ static const char core_ddl[] =
 	" PRIMARY KEY (source, dump, seq)) WITHOUT ROWID;\n"
 	"CREATE TABLE strings (stringid INTEGER PRIMARY KEY, data TEXT NOT NULL);\n";
 
-static hf_status q_drain(heapdb *w, hf_error *err);
 
 static const char core_indexes[] =
 	"CREATE INDEX edge_by_dest ON edge (dest, dump);\n"
@@ -357,7 +353,7 @@ static const char *sql_type(hf_field_kind k)
 static hf_status db_declare(hf_sink *s, const hf_type *t, hf_error *err)
 {
 	heapdb *w = s->impl;
-	hf_status qs = q_drain(w, err); /* w->types may move */
+	hf_status qs = hf_queue_drain(&w->queue, err); /* w->types may move */
 	if (qs)
 		return qs;
 	char table[80];
@@ -504,7 +500,7 @@ static hf_status db_declare(hf_sink *s, const hf_type *t, hf_error *err)
 static hf_status db_metadata(hf_sink *s, const char *key, const char *value, hf_error *err)
 {
 	heapdb *w = s->impl;
-	hf_status qs = q_drain(w, err);
+	hf_status qs = hf_queue_drain(&w->queue, err);
 	if (qs)
 		return qs;
 	sqlite3_bind_text(w->ins_meta, 1, key, -1, SQLITE_TRANSIENT);
@@ -603,8 +599,8 @@ static hf_status sync_record(heapdb *w, const hf_record *r, db_type *d, hf_error
 /* ---- two threads ----------------------------------------------------------
  * Nodes, edges, strings and records are queued (copied into a 1 MiB block)
  * and inserted by a second thread while the reader goes on: parsing and
- * encoding on one core, SQLite on the other.  Double buffering as in the
- * NDJSON writer: the caller fills q while the thread writes qw.  Every
+ * encoding on one core, SQLite on the other, through an hf_queue
+ * (internal.h) as in the NDJSON writer.  Every
  * other call (metadata, declarations, finish, destroy) first waits for the
  * queue to empty and then uses the connection itself, so SQLite is never
  * used by both at once.  The thread's first failure is returned at the
@@ -613,18 +609,6 @@ static hf_status sync_record(heapdb *w, const hf_record *r, db_type *d, hf_error
  * (the edges' 32-row statements included). */
 #define QUEUE_BLOCK ((size_t)1 << 20)
 enum { Q_NODE = 1, Q_EDGE, Q_STRING, Q_RECORD };
-
-static inline void q_put(hf_buf *b, const void *p, size_t n)
-{
-	memcpy(b->data + b->len, p, n);
-	b->len += n;
-}
-
-static inline void q_get(const uint8_t **p, void *out, size_t n)
-{
-	memcpy(out, *p, n);
-	*p += n;
-}
 
 static bool is_text_kind(hf_field_kind k)
 {
@@ -642,14 +626,14 @@ static size_t q_values_size(const db_type *d, const hf_value *v)
 	return n;
 }
 
-static void q_put_values(hf_buf *b, const db_type *d, const hf_value *v)
+static void q_put_values(hf_queue *b, const db_type *d, const hf_value *v)
 {
 	for (size_t i = 0; i < d->nfields; i++)
-		q_put(b, &v[i], sizeof v[i]);
+		hf_queue_put(b, &v[i], sizeof v[i]);
 	for (size_t i = 0; i < d->nfields; i++)
 		if (v[i].present && v[i].s && is_text_kind(d->kinds[i])) {
-			q_put(b, v[i].s, v[i].n);
-			b->data[b->len++] = 0;
+			hf_queue_put(b, v[i].s, v[i].n);
+			b->q.data[b->q.len++] = 0;
 		}
 }
 
@@ -661,7 +645,7 @@ static bool q_get_values(heapdb *w, const uint8_t **p, const db_type *d, hf_valu
 		return false;
 	hf_value *v = (hf_value *)w->qvals.data;
 	for (size_t i = 0; i < d->nfields; i++)
-		q_get(p, &v[i], sizeof v[i]);
+		hf_queue_get(p, &v[i], sizeof v[i]);
 	for (size_t i = 0; i < d->nfields; i++)
 		if (v[i].present && v[i].s && is_text_kind(d->kinds[i])) {
 			v[i].s = (const char *)*p;
@@ -671,8 +655,9 @@ static bool q_get_values(heapdb *w, const uint8_t **p, const db_type *d, hf_valu
 	return true;
 }
 
-static hf_status run_block(heapdb *w, const uint8_t *p, const uint8_t *end, hf_error *err)
+static hf_status run_block(void *ctx, const uint8_t *p, const uint8_t *end, hf_error *err)
 {
+	heapdb *w = ctx;
 	hf_status st = HF_OK;
 	while (p < end && !st) {
 		uint8_t tag = *p++;
@@ -682,9 +667,9 @@ static hf_status run_block(heapdb *w, const uint8_t *p, const uint8_t *end, hf_e
 		switch (tag) {
 		case Q_NODE: {
 			hf_node n;
-			q_get(&p, &ti, sizeof ti);
-			q_get(&p, &type_id, sizeof type_id);
-			q_get(&p, &n, sizeof n);
+			hf_queue_get(&p, &ti, sizeof ti);
+			hf_queue_get(&p, &type_id, sizeof type_id);
+			hf_queue_get(&p, &n, sizeof n);
 			n.type = NULL;
 			if (!q_get_values(w, &p, &w->types[ti], &v)) {
 				st = hf_error_set(err, HF_ERR_NOMEM, "out of memory");
@@ -696,24 +681,24 @@ static hf_status run_block(heapdb *w, const uint8_t *p, const uint8_t *end, hf_e
 		}
 		case Q_EDGE: {
 			hf_edge e;
-			q_get(&p, &type_id, sizeof type_id);
-			q_get(&p, &e, sizeof e);
+			hf_queue_get(&p, &type_id, sizeof type_id);
+			hf_queue_get(&p, &e, sizeof e);
 			e.type = NULL;
 			st = sync_edge(w, &e, type_id, err);
 			break;
 		}
 		case Q_STRING: {
 			uint64_t id, len;
-			q_get(&p, &id, sizeof id);
-			q_get(&p, &len, sizeof len);
+			hf_queue_get(&p, &id, sizeof id);
+			hf_queue_get(&p, &len, sizeof len);
 			st = sync_string(w, id, (const char *)p, (size_t)len, err);
 			p += len;
 			break;
 		}
 		default: { /* Q_RECORD */
 			hf_record r;
-			q_get(&p, &ti, sizeof ti);
-			q_get(&p, &r, sizeof r);
+			hf_queue_get(&p, &ti, sizeof ti);
+			hf_queue_get(&p, &r, sizeof r);
 			r.type = NULL;
 			if (!q_get_values(w, &p, &w->types[ti], &v)) {
 				st = hf_error_set(err, HF_ERR_NOMEM, "out of memory");
@@ -732,124 +717,49 @@ static hf_status run_block(heapdb *w, const uint8_t *p, const uint8_t *end, hf_e
 	return st;
 }
 
-/* The worker's job: insert the rows of qw (none after a failure). */
-static void insert_block(void *arg)
-{
-	heapdb *w = arg;
-	if (!w->q_status) {
-		hf_error e;
-		memset(&e, 0, sizeof e);
-		hf_status st = run_block(w, w->qw.data, w->qw.data + w->qw.len, &e);
-		if (st) {
-			w->q_status = st;
-			w->q_err = e;
-		}
-	}
-	w->qw.len = 0;
-}
-
-/* Waits for the thread to be idle; returns its first failure. */
-static hf_status q_wait(heapdb *w, hf_error *err)
-{
-	hf_worker_wait(&w->worker);
-	if (w->q_status && err)
-		*err = w->q_err;
-	return w->q_status;
-}
-
-/* Hands the filled block to the thread (started the first time). */
-static hf_status q_hand_off(heapdb *w, hf_error *err)
-{
-	if (!hf_worker_start(&w->worker, insert_block, w)) {
-		/* No thread: write the block here. */
-		hf_status st = run_block(w, w->q.data, w->q.data + w->q.len, err);
-		w->q.len = 0;
-		return st;
-	}
-	hf_status st = q_wait(w, err);
-	if (st)
-		return st;
-	hf_buf t = w->q;
-	w->q = w->qw;
-	w->qw = t;
-	hf_worker_post(&w->worker);
-	return HF_OK;
-}
-
-/* Everything queued is in the database (or failed). */
-static hf_status q_drain(heapdb *w, hf_error *err)
-{
-	hf_status st = HF_OK;
-	if (w->q.len) {
-		if (w->worker.started || w->q.len >= QUEUE_BLOCK)
-			st = q_hand_off(w, err);
-		else {
-			/* Less than a block and no thread yet: write it here. */
-			st = run_block(w, w->q.data, w->q.data + w->q.len, err);
-			w->q.len = 0;
-		}
-	}
-	hf_status st2 = q_wait(w, err);
-	return st ? st : st2;
-}
-
-/* Room for n more bytes in q; hands it off first when it is full. */
-static hf_status q_room(heapdb *w, size_t n, hf_error *err)
-{
-	/* A failure of the thread stops the run at the next hand-off. */
-	if (w->q.len && w->q.len + n > QUEUE_BLOCK) {
-		hf_status st = q_hand_off(w, err);
-		if (st)
-			return st;
-	}
-	if (!hf_buf_reserve(&w->q, n))
-		return hf_error_set(err, HF_ERR_NOMEM, "out of memory");
-	return HF_OK;
-}
-
 static hf_status db_node(hf_sink *s, const hf_node *n, hf_error *err)
 {
 	heapdb *w = s->impl;
 	db_type *d = find_type(w, n->type);
 	if (!d || !d->insert)
 		return hf_error_set(err, HF_ERR_USAGE, "node subtype %s was not declared", n->type->name);
-	hf_status st = q_room(w, 1 + 8 + sizeof *n + q_values_size(d, n->values), err);
+	hf_status st = hf_queue_room(&w->queue, 1 + 8 + sizeof *n + q_values_size(d, n->values), err);
 	if (st)
 		return st;
 	uint32_t ti = (uint32_t)(d - w->types);
 	int32_t type_id = n->type->id;
-	w->q.data[w->q.len++] = Q_NODE;
-	q_put(&w->q, &ti, sizeof ti);
-	q_put(&w->q, &type_id, sizeof type_id);
-	q_put(&w->q, n, sizeof *n);
-	q_put_values(&w->q, d, n->values);
+	w->queue.q.data[w->queue.q.len++] = Q_NODE;
+	hf_queue_put(&w->queue, &ti, sizeof ti);
+	hf_queue_put(&w->queue, &type_id, sizeof type_id);
+	hf_queue_put(&w->queue, n, sizeof *n);
+	q_put_values(&w->queue, d, n->values);
 	return HF_OK;
 }
 
 static hf_status db_edge(hf_sink *s, const hf_edge *e, hf_error *err)
 {
 	heapdb *w = s->impl;
-	hf_status st = q_room(w, 1 + 4 + sizeof *e, err);
+	hf_status st = hf_queue_room(&w->queue, 1 + 4 + sizeof *e, err);
 	if (st)
 		return st;
 	int32_t type_id = e->type->id;
-	w->q.data[w->q.len++] = Q_EDGE;
-	q_put(&w->q, &type_id, sizeof type_id);
-	q_put(&w->q, e, sizeof *e);
+	w->queue.q.data[w->queue.q.len++] = Q_EDGE;
+	hf_queue_put(&w->queue, &type_id, sizeof type_id);
+	hf_queue_put(&w->queue, e, sizeof *e);
 	return HF_OK;
 }
 
 static hf_status db_string(hf_sink *s, uint64_t id, const char *utf8, size_t len, hf_error *err)
 {
 	heapdb *w = s->impl;
-	hf_status st = q_room(w, 1 + 16 + len, err);
+	hf_status st = hf_queue_room(&w->queue, 1 + 16 + len, err);
 	if (st)
 		return st;
 	uint64_t len64 = len;
-	w->q.data[w->q.len++] = Q_STRING;
-	q_put(&w->q, &id, sizeof id);
-	q_put(&w->q, &len64, sizeof len64);
-	q_put(&w->q, utf8, len);
+	w->queue.q.data[w->queue.q.len++] = Q_STRING;
+	hf_queue_put(&w->queue, &id, sizeof id);
+	hf_queue_put(&w->queue, &len64, sizeof len64);
+	hf_queue_put(&w->queue, utf8, len);
 	return HF_OK;
 }
 
@@ -859,14 +769,14 @@ static hf_status db_record(hf_sink *s, const hf_record *r, hf_error *err)
 	db_type *d = find_type(w, r->type);
 	if (!d || !d->insert)
 		return hf_error_set(err, HF_ERR_USAGE, "record type %s was not declared", r->type->name);
-	hf_status st = q_room(w, 1 + 4 + sizeof *r + q_values_size(d, r->values), err);
+	hf_status st = hf_queue_room(&w->queue, 1 + 4 + sizeof *r + q_values_size(d, r->values), err);
 	if (st)
 		return st;
 	uint32_t ti = (uint32_t)(d - w->types);
-	w->q.data[w->q.len++] = Q_RECORD;
-	q_put(&w->q, &ti, sizeof ti);
-	q_put(&w->q, r, sizeof *r);
-	q_put_values(&w->q, d, r->values);
+	w->queue.q.data[w->queue.q.len++] = Q_RECORD;
+	hf_queue_put(&w->queue, &ti, sizeof ti);
+	hf_queue_put(&w->queue, r, sizeof *r);
+	q_put_values(&w->queue, d, r->values);
 	return HF_OK;
 }
 
@@ -875,9 +785,9 @@ static hf_status db_finish(hf_sink *s, hf_error *err)
 	heapdb *w = s->impl;
 	hf_status st;
 	char num[32];
-	if ((st = q_drain(w, err)))
+	if ((st = hf_queue_drain(&w->queue, err)))
 		return st;
-	hf_worker_stop(&w->worker);
+	hf_worker_stop(&w->queue.worker); /* from here on, one thread */
 	if (w->duplicate_nodes) {
 		snprintf(num, sizeof num, "%llu", (unsigned long long)w->duplicate_nodes);
 		if ((st = db_metadata(s, "heapdb.duplicate_nodes", num, err)))
@@ -952,9 +862,7 @@ static void db_destroy(hf_sink *s, int success)
 {
 	heapdb *w = s->impl;
 	(void)success;
-	hf_worker_stop(&w->worker);
-	hf_buf_free(&w->q);
-	hf_buf_free(&w->qw);
+	hf_queue_free(&w->queue);
 	hf_buf_free(&w->qvals);
 	sqlite3_finalize(w->ins_meta);
 	batch_free(&w->node_rows);
@@ -1002,6 +910,7 @@ hf_status hf_heapdb_sink_open(hf_sink **out, const char *path, const hf_heapdb_o
 	heapdb *w = calloc(1, sizeof *w);
 	if (!w)
 		return hf_error_set(err, HF_ERR_NOMEM, "out of memory");
+	hf_queue_init(&w->queue, QUEUE_BLOCK, run_block, w);
 	w->sink.ops = &heapdb_ops;
 	w->sink.impl = w;
 	w->opt = o;

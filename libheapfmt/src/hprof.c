@@ -1429,6 +1429,10 @@ static hf_status string_text(reader *r, uint64_t value_id, pending_string ps)
 	unsigned k = fresh_at(r, r->nfresh++);
 	r->fresh[k] = ps;
 	r->fresh_array[k] = value_id;
+	/* Its array is looked up in the cache when it settles, a few arrays
+	 * later: fetch the set's line now (a cache miss was ~5% of the time). */
+	if (r->cache)
+		__builtin_prefetch(cache_set(r, value_id), 0);
 	return HF_OK;
 }
 
@@ -2048,6 +2052,8 @@ static hf_status primitive_array_dump(reader *r, heap_ctx *h, uint64_t start, in
 	if (!esz)
 		return fail(r, HF_ERR_FORMAT, start, h->tag, sub,
 		            "array 0x%" PRIx64 " has invalid element type %u", obj, t);
+	if ((t == T_CHAR || t == T_BYTE) && r->cache)
+		__builtin_prefetch(cache_set(r, obj), 1);
 	uint64_t bytes = nodata ? 0 : (uint64_t)count * esz;
 	if (bytes > h->left - (I + 9))
 		return fail(r, HF_ERR_FORMAT, start, h->tag, sub,
@@ -2085,11 +2091,13 @@ static hf_status primitive_array_dump(reader *r, heap_ctx *h, uint64_t start, in
 	int is_text = (t == T_CHAR || t == T_BYTE) && r->emit;
 	int want_values = r->opt->values && r->emit && !nodata;
 	int fresh = is_text && fresh_has(r, obj);
-	int pending = is_text && filter_may_have(r, r->pending_bits, obj) &&
+	int waiting = is_text && filter_may_have(r, r->pending_bits, obj) &&
 	              hf_map_get(&r->pending_map, obj) != NULL;
 	if (is_text && !fresh && r->nfresh && (st = fresh_settle_oldest(r)))
 		return st;
-	pending |= fresh;
+	/* (The String settled above does not use this array: none of the
+	 * fresh ones does.) */
+	int pending = waiting || fresh;
 	size_t cache_limit = r->cache_cap / 16;
 	int whole = is_text && (pending || bytes <= cache_limit);
 	hf_buf *js = &r->json;
@@ -2101,7 +2109,7 @@ static hf_status primitive_array_dump(reader *r, heap_ctx *h, uint64_t start, in
 			return st;
 		if (fresh && (st = fresh_resolve(r, obj, t, p, count)))
 			return st;
-		if (pending && (st = resolve_pending(r, obj, t, p, count)))
+		if (waiting && (st = resolve_pending(r, obj, t, p, count)))
 			return st;
 		cache_put(r, obj, t, p, (size_t)bytes);
 		if (want_values)
@@ -2134,7 +2142,7 @@ static hf_status primitive_array_dump(reader *r, heap_ctx *h, uint64_t start, in
 		}
 		if (fresh && (st = fresh_resolve(r, obj, t, r->tmp.data, count)))
 			return st;
-		if (pending && (st = resolve_pending(r, obj, t, r->tmp.data, count)))
+		if (waiting && (st = resolve_pending(r, obj, t, r->tmp.data, count)))
 			return st;
 	} else {
 		uint64_t skipped;

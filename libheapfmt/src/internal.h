@@ -153,4 +153,45 @@ void hf_worker_wait(hf_worker *w);
 void hf_worker_post(hf_worker *w);
 void hf_worker_stop(hf_worker *w);
 
+/* ---- hf_queue: records handed to a second thread in blocks ---------------
+ * The owner copies each record into q (hf_queue_room, then hf_queue_put);
+ * when q would pass `block` bytes it goes to the thread, which calls
+ * run(ctx, records, end, err) on it while the owner fills the other buffer.
+ * A queue smaller than one block when drained runs on the owner's thread
+ * (no thread for small inputs), as does every block when no thread can be
+ * made.  The first failure of run() stops the queue: nothing more runs, and
+ * it is returned (with its error) by the next hand-off, room or drain.
+ * After hf_queue_drain() the thread is idle and the owner may touch what
+ * run() uses.  The NDJSON and database writers use it. */
+typedef hf_status (*hf_queue_run)(void *ctx, const uint8_t *p, const uint8_t *end,
+                                  hf_error *err);
+typedef struct hf_queue {
+	hf_buf q;            /* being filled by the owner */
+	hf_buf qw;           /* being run by the thread */
+	size_t block;
+	hf_queue_run run;
+	void *ctx;
+	hf_worker worker;
+	hf_status status;    /* the first failure, and its error */
+	hf_error err;
+} hf_queue;
+
+void hf_queue_init(hf_queue *qu, size_t block, hf_queue_run run, void *ctx);
+hf_status hf_queue_room(hf_queue *qu, size_t n, hf_error *err);
+hf_status hf_queue_drain(hf_queue *qu, hf_error *err);
+void hf_queue_free(hf_queue *qu);   /* ends the thread (after its block), frees */
+
+/* After hf_queue_room(qu, n): n bytes may be put. */
+static inline void hf_queue_put(hf_queue *qu, const void *p, size_t n)
+{
+	memcpy(qu->q.data + qu->q.len, p, n);
+	qu->q.len += n;
+}
+
+static inline void hf_queue_get(const uint8_t **p, void *out, size_t n)
+{
+	memcpy(out, *p, n);
+	*p += n;
+}
+
 #endif

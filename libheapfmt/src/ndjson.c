@@ -12,21 +12,67 @@
 #include <unistd.h>
 
 /*
- * Output is formatted into one buffer while a second thread writes the
- * previous one (double buffering): copying into the page cache or a pipe
- * then overlaps with parsing and formatting, which matters on large dumps
- * (about a third of the time went to write(2) before).
+ * Two threads.  The caller's thread only copies each node, edge, string and
+ * record into a queue block (a few dozen bytes of binary); a second thread
+ * formats the previous block into text and writes it, while the next one
+ * fills.  Formatting was a third of hprof2ndjson's time on the caller's
+ * thread, next to the parsing, while the writing thread idled four fifths
+ * of the run.  Metadata and declarations are rare: they wait for the queue
+ * to empty and are formatted on the caller's thread, so the order of the
+ * lines is the order of the calls.  The thread's first failure is returned
+ * at the next hand-off or by finish.
+ *
+ * The queue keeps, of each type, only an index into a copy made at its
+ * first use (subtype, field kinds, the field names as JSON keys): a caller
+ * may free or rebuild its hf_type after the call that used it returns.
  */
+#define QUEUE_BLOCK ((size_t)1 << 20)
+#define FLUSH_AT ((size_t)256 << 10)
+enum { Q_NODE = 1, Q_EDGE, Q_STRING, Q_RECORD };
+
+typedef struct nd_type {
+	const hf_type *type;     /* the caller's type last seen with this content, and */
+	const void *name_p, *fields_p; /* its name and fields: identity hints, never read */
+	hf_type_class cls;
+	char *name;
+	int id;
+	size_t nfields;
+	hf_field_kind *kinds;
+	char **keys;             /* ,"name": */
+	size_t *keylen;
+	char *head;              /* {"record":"name" (records) */
+	size_t headlen;
+} nd_type;
+
+/* What the formatting writes, in a cache line of its own: the caller's
+ * thread reads its own fields of ndjson for every record, and a line shared
+ * with a counter the other thread bumps for every record cost a tenth of
+ * the time. */
+typedef struct nd_out {
+	hf_buf line;         /* text not yet written */
+	hf_value *vals;      /* values decoded from the queue */
+	size_t vals_cap;
+} nd_out;
+#define ND_OUT_SIZE ((sizeof(nd_out) + 63) / 64 * 64)
+
 typedef struct ndjson {
 	hf_sink sink;
 	FILE *fp;
 	int fd;
 	int owns_fp;
 	char *path, *tmp;    /* atomic output: tmp renamed to path on finish */
-	hf_buf line;         /* being filled */
-	hf_buf spare;        /* being written (or empty) */
-	hf_worker worker;
-	int write_errno;     /* the first write error (the worker's, read after a wait) */
+	hf_queue queue;      /* records for the formatting thread */
+	nd_out *out;         /* the formatting thread's, or the caller's when it is idle */
+	nd_type *types;
+	size_t ntypes, types_cap;
+	hf_map type_ix;      /* hf_type address -> index in types */
+	struct {
+		const hf_type *type;
+		const void *name_p, *fields_p;
+		size_t nfields, ix;
+		int id;
+		hf_type_class cls;
+	} recent[16];        /* direct-mapped by address: nodes and edges alternate types */
 } ndjson;
 
 static int write_all(int fd, const uint8_t *p, size_t n)
@@ -43,25 +89,6 @@ static int write_all(int fd, const uint8_t *p, size_t n)
 	}
 	return 0;
 }
-
-/* The worker's job: write the spare buffer. */
-static void write_spare(void *arg)
-{
-	ndjson *w = arg;
-	int e = w->write_errno ? 0 : write_all(w->fd, w->spare.data, w->spare.len);
-	if (e)
-		w->write_errno = e;
-	w->spare.len = 0;
-}
-
-/* Waits until the writer thread is idle; returns its first error. */
-static int wait_idle(ndjson *w)
-{
-	hf_worker_wait(&w->worker);
-	return w->write_errno;
-}
-
-#define FLUSH_AT ((size_t)256 << 10)
 
 /* Hot path: nodes and edges are written straight into the line buffer after
  * one reservation (a node or edge line is at most ~200 bytes). */
@@ -108,49 +135,25 @@ static hf_status write_error(ndjson *w, int e, hf_error *err)
 	                    w->path ? w->path : "output", strerror(e));
 }
 
-/* Hands the filled buffer to the writer thread and takes the empty one. */
-static hf_status flush_buf(ndjson *w, hf_error *err)
+/* Writes out the text in line (by whichever thread owns it now). */
+static hf_status write_line(ndjson *w, nd_out *o, hf_error *err)
 {
-	if (!w->line.len)
-		return HF_OK;
-	if (!hf_worker_start(&w->worker, write_spare, w)) {
-		/* No thread: write synchronously. */
-		int e = write_all(w->fd, w->line.data, w->line.len);
-		w->line.len = 0;
-		return e ? write_error(w, e, err) : HF_OK;
-	}
-	int e = wait_idle(w);
-	if (e)
-		return write_error(w, e, err);
-	hf_buf t = w->spare;
-	w->spare = w->line;
-	w->line = t;
-	w->line.len = 0;
-	hf_worker_post(&w->worker);
-	if (!hf_buf_reserve(&w->line, FLUSH_AT + 65536))
-		return hf_error_set(err, HF_ERR_NOMEM, "out of memory");
-	return HF_OK;
+	int e = write_all(w->fd, o->line.data, o->line.len);
+	o->line.len = 0;
+	return e ? write_error(w, e, err) : HF_OK;
 }
 
-
-static hf_status end_line(ndjson *w, hf_error *err)
+static hf_status end_line(ndjson *w, nd_out *o, hf_error *err)
 {
-	if (!hf_buf_append(&w->line, "}\n", 2))
+	if (!hf_buf_append(&o->line, "}\n", 2))
 		return hf_error_set(err, HF_ERR_NOMEM, "out of memory");
-	if (w->line.len >= FLUSH_AT)
-		return flush_buf(w, err);
+	if (o->line.len >= FLUSH_AT)
+		return write_line(w, o, err);
 	return HF_OK;
 }
 
 #define B(x) do { if (!(x)) return hf_error_set(err, HF_ERR_NOMEM, "out of memory"); } while (0)
-#define LIT(s) hf_buf_append(&w->line, s, sizeof(s) - 1)
-
-static bool put_key(ndjson *w, const char *key)
-{
-	return hf_buf_append(&w->line, ",", 1) &&
-	       hf_buf_json_string(&w->line, key, strlen(key)) &&
-	       hf_buf_append(&w->line, ":", 1);
-}
+#define LIT(s) hf_buf_append(&o->line, s, sizeof(s) - 1)
 
 static bool put_real(hf_buf *b, double d)
 {
@@ -163,30 +166,30 @@ static bool put_real(hf_buf *b, double d)
 	return hf_buf_append(b, tmp, (size_t)n) && (!plain || hf_buf_append(b, ".0", 2));
 }
 
-static bool put_values(ndjson *w, const hf_field *fields, size_t n, const hf_value *v)
+static bool put_values(nd_out *o, const nd_type *t, const hf_value *v)
 {
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < t->nfields; i++) {
 		if (!v[i].present)
 			continue;
-		if (!put_key(w, fields[i].name))
+		if (!hf_buf_append(&o->line, t->keys[i], t->keylen[i]))
 			return false;
 		bool ok = true;
-		switch (fields[i].kind) {
+		switch (t->kinds[i]) {
 		case HF_FIELD_INT:
-			if ((ok = hf_buf_reserve(&w->line, 24)))
-				w->line.len = (size_t)(put_i64((char *)w->line.data + w->line.len, v[i].i) -
-				                       (char *)w->line.data);
+			if ((ok = hf_buf_reserve(&o->line, 24)))
+				o->line.len = (size_t)(put_i64((char *)o->line.data + o->line.len, v[i].i) -
+				                       (char *)o->line.data);
 			break;
 		case HF_FIELD_ID:
 		case HF_FIELD_STRREF:
-			if ((ok = hf_buf_reserve(&w->line, 24)))
-				w->line.len = (size_t)(put_u64((char *)w->line.data + w->line.len, v[i].u) -
-				                       (char *)w->line.data);
+			if ((ok = hf_buf_reserve(&o->line, 24)))
+				o->line.len = (size_t)(put_u64((char *)o->line.data + o->line.len, v[i].u) -
+				                       (char *)o->line.data);
 			break;
-		case HF_FIELD_TEXT: ok = hf_buf_json_string(&w->line, v[i].s ? v[i].s : "", v[i].s ? v[i].n : 0); break;
-		case HF_FIELD_REAL: ok = put_real(&w->line, v[i].d); break;
+		case HF_FIELD_TEXT: ok = hf_buf_json_string(&o->line, v[i].s ? v[i].s : "", v[i].s ? v[i].n : 0); break;
+		case HF_FIELD_REAL: ok = put_real(&o->line, v[i].d); break;
 		case HF_FIELD_JSON:
-			ok = v[i].s ? hf_buf_append(&w->line, v[i].s, v[i].n) : LIT("null");
+			ok = v[i].s ? hf_buf_append(&o->line, v[i].s, v[i].n) : LIT("null");
 			break;
 		}
 		if (!ok)
@@ -195,82 +198,225 @@ static bool put_values(ndjson *w, const hf_field *fields, size_t n, const hf_val
 	return true;
 }
 
-static hf_status nd_metadata(hf_sink *s, const char *key, const char *value, hf_error *err)
+/* ---- the queue ------------------------------------------------------------ */
+
+static void nd_type_free(nd_type *t)
 {
-	ndjson *w = s->impl;
-	B(LIT("{\"record\":\"metadata\",\"key\":"));
-	B(hf_buf_json_string(&w->line, key, strlen(key)));
-	B(LIT(",\"value\":"));
-	B(hf_buf_json_string(&w->line, value, strlen(value)));
-	return end_line(w, err);
+	for (size_t i = 0; t->keys && i < t->nfields; i++)
+		free(t->keys[i]);
+	free(t->keys);
+	free(t->keylen);
+	free(t->kinds);
+	free(t->head);
+	free(t->name);
 }
 
-static hf_status nd_declare(hf_sink *s, const hf_type *t, hf_error *err)
+/* Whether the copy d was made of t, or of a type with t's content. */
+static bool same_type(const nd_type *d, const hf_type *t)
 {
-	ndjson *w = s->impl;
-	static const char *const cls[] = { "node_type", "edge_type", "record_type" };
-	B(LIT("{\"record\":"));
-	B(hf_buf_json_string(&w->line, cls[t->cls], strlen(cls[t->cls])));
-	if (t->cls != HF_TYPE_RECORD) {
-		B(LIT(",\"subtype\":"));
-		B(hf_buf_i64(&w->line, t->id));
+	if (d->cls != t->cls || d->id != t->id || d->nfields != t->nfields || strcmp(d->name, t->name))
+		return false;
+	for (size_t i = 0; i < t->nfields; i++) {
+		/* keys[i] is ,"name": with the name escaped; compare by escaping t's. */
+		hf_buf b;
+		hf_buf_init(&b);
+		bool eq = d->kinds[i] == t->fields[i].kind &&
+		          hf_buf_json_string(&b, t->fields[i].name, strlen(t->fields[i].name)) &&
+		          b.len + 2 == d->keylen[i] && !memcmp(d->keys[i] + 1, b.data, b.len);
+		hf_buf_free(&b);
+		if (!eq)
+			return false;
 	}
-	B(LIT(",\"name\":"));
-	B(hf_buf_json_string(&w->line, t->name, strlen(t->name)));
-	if (t->table) {
-		B(LIT(",\"table\":"));
-		B(hf_buf_json_string(&w->line, t->table, strlen(t->table)));
+	return true;
+}
+
+/* The same caller's type as when the copy was made (the usual case: types
+ * are static or live as long as the run). */
+static inline bool seen_as(const nd_type *d, const hf_type *t)
+{
+	return d->type == t && d->name_p == t->name && d->fields_p == t->fields &&
+	       d->nfields == t->nfields && d->id == t->id && d->cls == t->cls;
+}
+
+/* *ti: the index of the copy of t, made at its first use.  A type at a new
+ * address with the content of a known one (a caller that rebuilds its types)
+ * shares that one's copy, so the copies are as many as the distinct types.
+ * A copy is added only while the formatting thread is idle: it reads the
+ * array. */
+static hf_status type_index(ndjson *w, const hf_type *t, uint32_t *ti, hf_error *err)
+{
+	/* Static types sit sizeof(hf_type) apart: a multiplicative hash. */
+	size_t slot = (size_t)(((uint64_t)(uintptr_t)t * 0x9E3779B97F4A7C15u) >> 60);
+	if (w->recent[slot].type == t && w->recent[slot].name_p == t->name &&
+	    w->recent[slot].fields_p == t->fields && w->recent[slot].nfields == t->nfields &&
+	    w->recent[slot].id == t->id && w->recent[slot].cls == t->cls) {
+		*ti = (uint32_t)w->recent[slot].ix;
+		return HF_OK;
 	}
-	if (t->cls == HF_TYPE_EDGE) {
-		const char *label = t->label ? t->label : "none";
-		B(LIT(",\"label\":"));
-		B(hf_buf_json_string(&w->line, label, strlen(label)));
-	}
-	if (t->cls != HF_TYPE_EDGE) {
-		B(LIT(",\"fields\":["));
-		for (size_t i = 0; i < t->nfields; i++) {
-			const hf_field *f = &t->fields[i];
-			const char *k = hf_field_kind_name(f->kind);
-			B(LIT("{\"name\":"));
-			B(hf_buf_json_string(&w->line, f->name, strlen(f->name)));
-			B(LIT(",\"type\":"));
-			B(hf_buf_json_string(&w->line, k, strlen(k)));
-			if (f->doc) {
-				B(LIT(",\"doc\":"));
-				B(hf_buf_json_string(&w->line, f->doc, strlen(f->doc)));
-			}
-			B(LIT("}"));
-			if (i + 1 < t->nfields)
-				B(LIT(","));
+	uint64_t *ix = hf_map_get(&w->type_ix, (uint64_t)(uintptr_t)t);
+	size_t found = ix && seen_as(&w->types[*ix], t) ? (size_t)*ix : SIZE_MAX;
+	if (found != SIZE_MAX)
+		goto hit;
+	for (size_t i = 0; found == SIZE_MAX && i < w->ntypes; i++)
+		if (same_type(&w->types[i], t))
+			found = i;
+	if (found == SIZE_MAX) {
+		hf_status st = hf_queue_drain(&w->queue, err);
+		if (st)
+			return st;
+		if (w->ntypes == UINT32_MAX)
+			return hf_error_set(err, HF_ERR_LIMIT, "more than 2^32 types");
+		if (w->ntypes == w->types_cap) {
+			size_t cap = w->types_cap ? 2 * w->types_cap : 16;
+			nd_type *p = realloc(w->types, cap * sizeof *p);
+			if (!p)
+				return hf_error_set(err, HF_ERR_NOMEM, "out of memory");
+			w->types = p;
+			w->types_cap = cap;
 		}
-		B(LIT("]"));
+		nd_type *d = &w->types[w->ntypes];
+		memset(d, 0, sizeof *d);
+		d->cls = t->cls;
+		d->id = t->id;
+		d->nfields = t->nfields;
+		hf_buf b;
+		hf_buf_init(&b);
+		bool ok = (d->name = strdup(t->name)) &&
+		          (d->kinds = calloc(t->nfields + 1, sizeof *d->kinds)) &&
+		          (d->keys = calloc(t->nfields + 1, sizeof *d->keys)) &&
+		          (d->keylen = calloc(t->nfields + 1, sizeof *d->keylen)) &&
+		          hf_buf_append(&b, "{\"record\":", 10) &&
+		          hf_buf_json_string(&b, t->name, strlen(t->name));
+		if (ok) {
+			d->head = (char *)b.data;
+			d->headlen = b.len;
+			hf_buf_init(&b);
+		}
+		for (size_t i = 0; ok && i < t->nfields; i++) {
+			d->kinds[i] = t->fields[i].kind;
+			b.len = 0;
+			ok = hf_buf_append(&b, ",", 1) &&
+			     hf_buf_json_string(&b, t->fields[i].name, strlen(t->fields[i].name)) &&
+			     hf_buf_append(&b, ":", 1) && (d->keys[i] = malloc(b.len));
+			if (ok) {
+				memcpy(d->keys[i], b.data, b.len);
+				d->keylen[i] = b.len;
+			}
+		}
+		hf_buf_free(&b);
+		if (!ok) {
+			nd_type_free(d);
+			return hf_error_set(err, HF_ERR_NOMEM, "out of memory");
+		}
+		found = w->ntypes++;
 	}
-	if (t->doc) {
-		B(LIT(",\"doc\":"));
-		B(hf_buf_json_string(&w->line, t->doc, strlen(t->doc)));
-	}
-	return end_line(w, err);
+	if (!hf_map_put(&w->type_ix, (uint64_t)(uintptr_t)t, found))
+		return hf_error_set(err, HF_ERR_NOMEM, "out of memory");
+	nd_type *d = &w->types[found];
+	d->type = t;
+	d->name_p = t->name;
+	d->fields_p = t->fields;
+hit:
+	w->recent[slot].type = t;
+	w->recent[slot].name_p = t->name;
+	w->recent[slot].fields_p = t->fields;
+	w->recent[slot].nfields = t->nfields;
+	w->recent[slot].id = t->id;
+	w->recent[slot].cls = t->cls;
+	w->recent[slot].ix = found;
+	*ti = (uint32_t)found;
+	return HF_OK;
 }
 
-static hf_status nd_string(hf_sink *s, uint64_t id, const char *utf8, size_t len, hf_error *err)
+static bool is_text_kind(hf_field_kind k)
 {
-	ndjson *w = s->impl;
-	B(LIT("{\"record\":\"string\",\"id\":"));
-	B(hf_buf_u64(&w->line, id));
-	B(LIT(",\"data\":"));
-	B(hf_buf_json_string(&w->line, utf8, len));
-	return end_line(w, err);
+	return k == HF_FIELD_TEXT || k == HF_FIELD_JSON;
 }
 
-static hf_status nd_node(hf_sink *s, const hf_node *n, hf_error *err)
+/* Bytes values take in the queue: per field a byte (0 absent, 1 present,
+ * 2 present without text), and the value (8 bytes, or a length and text). */
+static size_t q_values_size(const nd_type *t, const hf_value *v)
 {
-	ndjson *w = s->impl;
-	B(hf_buf_reserve(&w->line, 256));
-	char *p = (char *)w->line.data + w->line.len;
+	size_t n = t->nfields;
+	for (size_t i = 0; i < t->nfields; i++)
+		if (v[i].present)
+			n += 8 + (is_text_kind(t->kinds[i]) && v[i].s ? v[i].n : 0);
+	return n;
+}
+
+static void q_put_values(hf_queue *b, const nd_type *t, const hf_value *v)
+{
+	for (size_t i = 0; i < t->nfields; i++) {
+		if (!v[i].present) {
+			b->q.data[b->q.len++] = 0;
+			continue;
+		}
+		switch (t->kinds[i]) {
+		case HF_FIELD_INT: b->q.data[b->q.len++] = 1; hf_queue_put(b, &v[i].i, 8); break;
+		case HF_FIELD_ID:
+		case HF_FIELD_STRREF: b->q.data[b->q.len++] = 1; hf_queue_put(b, &v[i].u, 8); break;
+		case HF_FIELD_REAL: b->q.data[b->q.len++] = 1; hf_queue_put(b, &v[i].d, 8); break;
+		case HF_FIELD_TEXT:
+		case HF_FIELD_JSON: {
+			uint64_t n = v[i].s ? v[i].n : 0;
+			b->q.data[b->q.len++] = v[i].s ? 1 : 2;
+			hf_queue_put(b, &n, 8);
+			if (v[i].s)
+				hf_queue_put(b, v[i].s, v[i].n);
+		}
+		}
+	}
+}
+
+/* The values back in o->vals, their texts pointing into the block. */
+static bool q_get_values(nd_out *o, const uint8_t **p, const nd_type *t, const hf_value **out)
+{
+	if (t->nfields > o->vals_cap) {
+		hf_value *v = realloc(o->vals, t->nfields * sizeof *v);
+		if (!v)
+			return false;
+		o->vals = v;
+		o->vals_cap = t->nfields;
+	}
+	hf_value *v = o->vals;
+	for (size_t i = 0; i < t->nfields; i++) {
+		uint8_t tag = *(*p)++;
+		memset(&v[i], 0, sizeof v[i]);
+		if (!tag)
+			continue;
+		v[i].present = 1;
+		switch (t->kinds[i]) {
+		case HF_FIELD_INT: hf_queue_get(p, &v[i].i, 8); break;
+		case HF_FIELD_ID:
+		case HF_FIELD_STRREF: hf_queue_get(p, &v[i].u, 8); break;
+		case HF_FIELD_REAL: hf_queue_get(p, &v[i].d, 8); break;
+		case HF_FIELD_TEXT:
+		case HF_FIELD_JSON: {
+			uint64_t n;
+			hf_queue_get(p, &n, 8);
+			if (tag == 1) {
+				v[i].s = (const char *)*p;
+				v[i].n = (size_t)n;
+				*p += n;
+			}
+		}
+		}
+	}
+	*out = v;
+	return true;
+}
+
+/* ---- formatting (on the thread) ------------------------------------------- */
+
+static hf_status fmt_node(ndjson *w, nd_out *o, const nd_type *t, const hf_node *n, const hf_value *v,
+                          hf_error *err)
+{
+	B(hf_buf_reserve(&o->line, 256));
+	char *p = (char *)o->line.data + o->line.len;
 	p = PUT(p, "{\"record\":\"node\",\"identifier\":");
 	p = put_u64(p, n->id);
 	p = PUT(p, ",\"subtype\":");
-	p = put_i64(p, n->type->id);
+	p = put_i64(p, t->id);
 	p = PUT(p, ",\"dump\":");
 	p = put_u64(p, n->dump);
 	p = PUT(p, ",\"class\":");
@@ -279,18 +425,17 @@ static hf_status nd_node(hf_sink *s, const hf_node *n, hf_error *err)
 	p = put_u64(p, n->size);
 	p = PUT(p, ",\"heap\":");
 	p = put_u64(p, n->heap);
-	w->line.len = (size_t)(p - (char *)w->line.data);
-	B(put_values(w, n->type->fields, n->type->nfields, n->values));
-	return end_line(w, err);
+	o->line.len = (size_t)(p - (char *)o->line.data);
+	B(put_values(o, t, v));
+	return end_line(w, o, err);
 }
 
-static hf_status nd_edge(hf_sink *s, const hf_edge *e, hf_error *err)
+static hf_status fmt_edge(ndjson *w, nd_out *o, const nd_type *t, const hf_edge *e, hf_error *err)
 {
-	ndjson *w = s->impl;
-	B(hf_buf_reserve(&w->line, 256));
-	char *p = (char *)w->line.data + w->line.len;
+	B(hf_buf_reserve(&o->line, 256));
+	char *p = (char *)o->line.data + o->line.len;
 	p = PUT(p, "{\"record\":\"edge\",\"subtype\":");
-	p = put_i64(p, e->type->id);
+	p = put_i64(p, t->id);
 	p = PUT(p, ",\"source\":");
 	p = put_u64(p, e->source);
 	p = PUT(p, ",\"dest\":");
@@ -300,31 +445,242 @@ static hf_status nd_edge(hf_sink *s, const hf_edge *e, hf_error *err)
 	p = PUT(p, ",\"dump\":");
 	p = put_u64(p, e->dump);
 	p = PUT(p, "}\n");
-	w->line.len = (size_t)(p - (char *)w->line.data);
-	if (w->line.len >= FLUSH_AT)
-		return flush_buf(w, err);
+	o->line.len = (size_t)(p - (char *)o->line.data);
+	if (o->line.len >= FLUSH_AT)
+		return write_line(w, o, err);
+	return HF_OK;
+}
+
+static hf_status fmt_string(ndjson *w, nd_out *o, uint64_t id, const char *utf8, size_t len, hf_error *err)
+{
+	B(LIT("{\"record\":\"string\",\"id\":"));
+	B(hf_buf_u64(&o->line, id));
+	B(LIT(",\"data\":"));
+	B(hf_buf_json_string(&o->line, utf8, len));
+	return end_line(w, o, err);
+}
+
+static hf_status fmt_record(ndjson *w, nd_out *o, const nd_type *t, const hf_value *v, hf_error *err)
+{
+	B(hf_buf_append(&o->line, t->head, t->headlen));
+	B(put_values(o, t, v));
+	return end_line(w, o, err);
+}
+
+/* Formats (and writes, past FLUSH_AT) the records of a queue block. */
+static hf_status run_block(void *ctx, const uint8_t *p, const uint8_t *end, hf_error *err)
+{
+	ndjson *w = ctx;
+	/* Read once: the caller's thread writes beside them for every record. */
+	nd_out *o = w->out;
+	const nd_type *types = w->types;
+	hf_status st = HF_OK;
+	while (p < end && !st) {
+		uint8_t tag = *p++;
+		uint32_t ti;
+		const hf_value *v;
+		switch (tag) {
+		case Q_NODE: {
+			hf_node n;
+			memset(&n, 0, sizeof n);
+			hf_queue_get(&p, &ti, 4);
+			hf_queue_get(&p, &n.id, 8);
+			hf_queue_get(&p, &n.dump, 4);
+			hf_queue_get(&p, &n.class_id, 8);
+			hf_queue_get(&p, &n.size, 8);
+			hf_queue_get(&p, &n.heap, 4);
+			if (!q_get_values(o, &p, &types[ti], &v))
+				return hf_error_set(err, HF_ERR_NOMEM, "out of memory");
+			st = fmt_node(w, o, &types[ti], &n, v, err);
+			break;
+		}
+		case Q_EDGE: {
+			hf_edge e;
+			memset(&e, 0, sizeof e);
+			hf_queue_get(&p, &ti, 4);
+			hf_queue_get(&p, &e.source, 8);
+			hf_queue_get(&p, &e.dest, 8);
+			hf_queue_get(&p, &e.label, 8);
+			hf_queue_get(&p, &e.dump, 4);
+			st = fmt_edge(w, o, &types[ti], &e, err);
+			break;
+		}
+		case Q_STRING: {
+			uint64_t id, len;
+			hf_queue_get(&p, &id, 8);
+			hf_queue_get(&p, &len, 8);
+			st = fmt_string(w, o, id, (const char *)p, (size_t)len, err);
+			p += len;
+			break;
+		}
+		default: /* Q_RECORD */
+			hf_queue_get(&p, &ti, 4);
+			if (!q_get_values(o, &p, &types[ti], &v))
+				return hf_error_set(err, HF_ERR_NOMEM, "out of memory");
+			st = fmt_record(w, o, &types[ti], v, err);
+		}
+	}
+	return st;
+}
+
+/* ---- the sink ------------------------------------------------------------- */
+
+static hf_status nd_metadata(hf_sink *s, const char *key, const char *value, hf_error *err)
+{
+	ndjson *w = s->impl;
+	nd_out *o = w->out;
+	hf_status st = hf_queue_drain(&w->queue, err);
+	if (st)
+		return st;
+	B(LIT("{\"record\":\"metadata\",\"key\":"));
+	B(hf_buf_json_string(&o->line, key, strlen(key)));
+	B(LIT(",\"value\":"));
+	B(hf_buf_json_string(&o->line, value, strlen(value)));
+	return end_line(w, o, err);
+}
+
+static hf_status nd_declare(hf_sink *s, const hf_type *t, hf_error *err)
+{
+	ndjson *w = s->impl;
+	nd_out *o = w->out;
+	hf_status st = hf_queue_drain(&w->queue, err);
+	if (st)
+		return st;
+	/* Declared again, it may have changed in place: its next record looks
+	 * it up by content (type_index). */
+	hf_map_remove(&w->type_ix, (uint64_t)(uintptr_t)t);
+	for (size_t i = 0; i < sizeof w->recent / sizeof *w->recent; i++)
+		if (w->recent[i].type == t)
+			w->recent[i].type = NULL;
+	for (size_t i = 0; i < w->ntypes; i++)
+		if (w->types[i].type == t)
+			w->types[i].type = NULL;
+	static const char *const cls[] = { "node_type", "edge_type", "record_type" };
+	B(LIT("{\"record\":"));
+	B(hf_buf_json_string(&o->line, cls[t->cls], strlen(cls[t->cls])));
+	if (t->cls != HF_TYPE_RECORD) {
+		B(LIT(",\"subtype\":"));
+		B(hf_buf_i64(&o->line, t->id));
+	}
+	B(LIT(",\"name\":"));
+	B(hf_buf_json_string(&o->line, t->name, strlen(t->name)));
+	if (t->table) {
+		B(LIT(",\"table\":"));
+		B(hf_buf_json_string(&o->line, t->table, strlen(t->table)));
+	}
+	if (t->cls == HF_TYPE_EDGE) {
+		const char *label = t->label ? t->label : "none";
+		B(LIT(",\"label\":"));
+		B(hf_buf_json_string(&o->line, label, strlen(label)));
+	}
+	if (t->cls != HF_TYPE_EDGE) {
+		B(LIT(",\"fields\":["));
+		for (size_t i = 0; i < t->nfields; i++) {
+			const hf_field *f = &t->fields[i];
+			const char *k = hf_field_kind_name(f->kind);
+			B(LIT("{\"name\":"));
+			B(hf_buf_json_string(&o->line, f->name, strlen(f->name)));
+			B(LIT(",\"type\":"));
+			B(hf_buf_json_string(&o->line, k, strlen(k)));
+			if (f->doc) {
+				B(LIT(",\"doc\":"));
+				B(hf_buf_json_string(&o->line, f->doc, strlen(f->doc)));
+			}
+			B(LIT("}"));
+			if (i + 1 < t->nfields)
+				B(LIT(","));
+		}
+		B(LIT("]"));
+	}
+	if (t->doc) {
+		B(LIT(",\"doc\":"));
+		B(hf_buf_json_string(&o->line, t->doc, strlen(t->doc)));
+	}
+	return end_line(w, o, err);
+}
+
+static hf_status nd_string(hf_sink *s, uint64_t id, const char *utf8, size_t len, hf_error *err)
+{
+	ndjson *w = s->impl;
+	hf_status st = hf_queue_room(&w->queue, 1 + 16 + len, err);
+	if (st)
+		return st;
+	uint64_t len64 = len;
+	w->queue.q.data[w->queue.q.len++] = Q_STRING;
+	hf_queue_put(&w->queue, &id, 8);
+	hf_queue_put(&w->queue, &len64, 8);
+	hf_queue_put(&w->queue, utf8, len);
+	return HF_OK;
+}
+
+static hf_status nd_node(hf_sink *s, const hf_node *n, hf_error *err)
+{
+	ndjson *w = s->impl;
+	uint32_t ti;
+	hf_status st = type_index(w, n->type, &ti, err);
+	if (st)
+		return st;
+	const nd_type *t = &w->types[ti];
+	st = hf_queue_room(&w->queue, 1 + 36 + q_values_size(t, n->values), err);
+	if (st)
+		return st;
+	w->queue.q.data[w->queue.q.len++] = Q_NODE;
+	hf_queue_put(&w->queue, &ti, 4);
+	hf_queue_put(&w->queue, &n->id, 8);
+	hf_queue_put(&w->queue, &n->dump, 4);
+	hf_queue_put(&w->queue, &n->class_id, 8);
+	hf_queue_put(&w->queue, &n->size, 8);
+	hf_queue_put(&w->queue, &n->heap, 4);
+	q_put_values(&w->queue, t, n->values);
+	return HF_OK;
+}
+
+static hf_status nd_edge(hf_sink *s, const hf_edge *e, hf_error *err)
+{
+	ndjson *w = s->impl;
+	uint32_t ti;
+	hf_status st = type_index(w, e->type, &ti, err);
+	if (st)
+		return st;
+	st = hf_queue_room(&w->queue, 1 + 32, err);
+	if (st)
+		return st;
+	uint8_t *p = w->queue.q.data + w->queue.q.len;
+	p[0] = Q_EDGE;
+	memcpy(p + 1, &ti, 4);
+	memcpy(p + 5, &e->source, 8);
+	memcpy(p + 13, &e->dest, 8);
+	memcpy(p + 21, &e->label, 8);
+	memcpy(p + 29, &e->dump, 4);
+	w->queue.q.len += 33;
 	return HF_OK;
 }
 
 static hf_status nd_record(hf_sink *s, const hf_record *r, hf_error *err)
 {
 	ndjson *w = s->impl;
-	B(LIT("{\"record\":"));
-	B(hf_buf_json_string(&w->line, r->type->name, strlen(r->type->name)));
-	B(put_values(w, r->type->fields, r->type->nfields, r->values));
-	return end_line(w, err);
+	uint32_t ti;
+	hf_status st = type_index(w, r->type, &ti, err);
+	if (st)
+		return st;
+	const nd_type *t = &w->types[ti];
+	st = hf_queue_room(&w->queue, 1 + 4 + q_values_size(t, r->values), err);
+	if (st)
+		return st;
+	w->queue.q.data[w->queue.q.len++] = Q_RECORD;
+	hf_queue_put(&w->queue, &ti, 4);
+	q_put_values(&w->queue, t, r->values);
+	return HF_OK;
 }
 
 static hf_status nd_finish(hf_sink *s, hf_error *err)
 {
 	ndjson *w = s->impl;
-	hf_status st = flush_buf(w, err);
-	if (st != HF_OK)
+	hf_status st = hf_queue_drain(&w->queue, err);
+	if (!st)
+		st = write_line(w, w->out, err);
+	if (st)
 		return st;
-	int e = wait_idle(w);
-	hf_worker_stop(&w->worker);
-	if (e)
-		return write_error(w, e, err);
 	if (w->owns_fp == 2) {
 		int rc = fclose(w->fp);
 		w->fp = NULL;
@@ -351,15 +707,20 @@ static void nd_destroy(hf_sink *s, int success)
 {
 	ndjson *w = s->impl;
 	(void)success;
-	hf_worker_stop(&w->worker);
-	hf_buf_free(&w->spare);
+	hf_queue_free(&w->queue);
+	for (size_t i = 0; i < w->ntypes; i++)
+		nd_type_free(&w->types[i]);
+	free(w->types);
+	hf_map_free(&w->type_ix);
 	if (w->owns_fp && w->fp)
 		fclose(w->fp);
 	if (w->tmp)
 		unlink(w->tmp);
 	free(w->tmp);
 	free(w->path);
-	hf_buf_free(&w->line);
+	hf_buf_free(&w->out->line);
+	free(w->out->vals);
+	free(w->out);
 	free(w);
 }
 
@@ -379,7 +740,16 @@ hf_status hf_ndjson_sink_new(hf_sink **out, FILE *fp, hf_error *err)
 	 * writer owns the descriptor. */
 	fflush(fp);
 	w->fd = fileno(fp);
-	if (!hf_buf_reserve(&w->line, FLUSH_AT + 65536)) {
+	hf_queue_init(&w->queue, QUEUE_BLOCK, run_block, w);
+	w->out = aligned_alloc(64, ND_OUT_SIZE);
+	if (w->out)
+		memset(w->out, 0, ND_OUT_SIZE);
+	if (!w->out || !hf_buf_reserve(&w->out->line, FLUSH_AT + 65536) ||
+	    !hf_buf_reserve(&w->queue.q, QUEUE_BLOCK)) {
+		if (w->out)
+			hf_buf_free(&w->out->line);
+		free(w->out);
+		hf_queue_free(&w->queue);
 		free(w);
 		return hf_error_set(err, HF_ERR_NOMEM, "out of memory");
 	}

@@ -186,7 +186,11 @@ typedef struct hf_record {
 	const hf_value *values;
 } hf_record;
 
-/* ---- sinks (writers) ---------------------------------------------------- */
+/* ---- sinks (writers) ---------------------------------------------------- *
+ * A record names its type by address.  A writer may keep what it needs of a
+ * type from the first record that uses it (the NDJSON writer formats on a
+ * second thread), so a type whose name or fields change in place, at the
+ * same address, must be declared again before records use it. */
 
 typedef struct hf_sink hf_sink;
 typedef struct hf_sink_ops {
