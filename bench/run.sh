@@ -65,10 +65,17 @@ objects=$(jq .objects <<<"$s1") refs=$(jq .references <<<"$s1")
 scratch="$data/scratch"
 mkdir -p "$scratch"
 declare -A WALL RSS
+nd="$scratch/out.ndjson" db="$scratch/out.db" cdb="$scratch/ceiling.db"
 
-# once LABEL CMD...: one run; appends wall seconds and peak RSS (KiB).
+# once LABEL CMD...: one run; appends wall seconds and peak RSS (KiB).  The
+# outputs of earlier runs are deleted and the page cache's dirty pages
+# written out first, outside the timing: otherwise a run pays for freeing the
+# last run's 3 GB output (when it renames over it) and competes with its
+# writeback, which made the 1 GB NDJSON rows vary by a third.
+clean() { rm -f "$nd" "$db" "$cdb" "$scratch/conv.hprof"; sync; }
 once() {
 	local label=$1; shift
+	clean
 	/usr/bin/time -f '%e %M %x' -o "$scratch/t" "$@" >/dev/null 2>"$scratch/err" || true
 	local wall rss rc
 	read -r wall rss rc <"$scratch/t"
@@ -82,7 +89,7 @@ alternate() {
 	local -a labels=() cmds=()
 	while [ $# -gt 0 ]; do labels+=("$1"); cmds+=("$2"); shift 2; done
 	local k
-	for k in "${!cmds[@]}"; do sh -c "${cmds[$k]}" >/dev/null 2>&1 || true; done
+	for k in "${!cmds[@]}"; do clean; sh -c "${cmds[$k]}" >/dev/null 2>&1 || true; done
 	for ((i = 0; i < runs; i++)); do
 		for k in "${!cmds[@]}"; do once "${labels[$k]}" sh -c "${cmds[$k]}"; done
 	done
@@ -90,17 +97,15 @@ alternate() {
 median() { tr ' ' '\n' <<<"$1" | grep . | sort -g | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
 maxof() { tr ' ' '\n' <<<"$1" | grep . | sort -g | tail -1; }
 
-nd="$scratch/out.ndjson" db="$scratch/out.db" cdb="$scratch/ceiling.db"
 alternate "hprof2ndjson 1g-android" "'$bin/hprof2ndjson' '$android' '$nd'" \
 	"hprof-conv 1g-android" "'$hprofconv' '$android' '$scratch/conv.hprof'"
 rm -f "$scratch/conv.hprof"
 if [ -z "$skip_heapdb" ]; then
-	alternate "hprof2heapdb 1g" "rm -f '$db'; '$bin/hprof2heapdb' '$d1' '$db'" \
-		"hprof2heapdb --no-analysis 1g" "rm -f '$db'; '$bin/hprof2heapdb' --no-analysis '$d1' '$db'" \
-		"sqlite-ceiling --index" "rm -f '$cdb'; '$tools/sqlite-ceiling' '$cdb' $objects $refs --index"
-	rm -f "$cdb"
+	alternate "sqlite-ceiling --index" "'$tools/sqlite-ceiling' '$cdb' $objects $refs --index" \
+		"hprof2heapdb 1g" "'$bin/hprof2heapdb' '$d1' '$db'" \
+		"hprof2heapdb --no-analysis 1g" "'$bin/hprof2heapdb' --no-analysis '$d1' '$db'"
 	# The analysis's own memory (issue 7: at most 24 bytes an object + 8 a reference), on
-	# the database the last --no-analysis run left.
+	# the database the last --no-analysis run left (the last of each round).
 	"$bin/heapdb-analyze" --stats "$db" >"$scratch/analyze.txt"
 	apeak=$(sed -n 's/^peak_memory=//p' "$scratch/analyze.txt")
 fi
@@ -114,8 +119,8 @@ if [ -n "$d5" ]; then
 	for ((i = 0; i < runs5; i++)); do
 		once "hprof2ndjson 5g" sh -c "'$bin/hprof2ndjson' '$d5' '$nd'"
 		[ -n "$skip_heapdb" ] && continue
-		once "hprof2heapdb --no-analysis 5g" sh -c "rm -f '$db'; '$bin/hprof2heapdb' --no-analysis '$d5' '$db'"
-		once "hprof2heapdb 5g" sh -c "rm -f '$db'; '$bin/hprof2heapdb' '$d5' '$db'"
+		once "hprof2heapdb --no-analysis 5g" sh -c "'$bin/hprof2heapdb' --no-analysis '$d5' '$db'"
+		once "hprof2heapdb 5g" sh -c "'$bin/hprof2heapdb' '$d5' '$db'"
 	done
 fi
 rm -f "$nd" "$db"
