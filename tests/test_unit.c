@@ -1,7 +1,8 @@
 /* Unit tests of the library's building blocks: text decoding, the JSON
  * escaper (against jansson), the hash map, the input layer, the V8
  * reader's streaming JSON tokenizer, the NDJSON reader on a line nested
- * deeper than any stack should go, and the NDJSON writer's queue. */
+ * deeper than any stack should go, the NDJSON writer's queue, and gzip
+ * inflated on a second thread against the same on the caller's. */
 #define _POSIX_C_SOURCE 200809L
 #include "../libheapfmt/src/internal.h"
 #include "../libheapfmt/src/v8_model.h"
@@ -241,6 +242,137 @@ static size_t gz(const uint8_t *in, size_t n, uint8_t *out, size_t cap)
 	size_t r = cap - zs.avail_out;
 	deflateEnd(&zs);
 	return r;
+}
+
+/* Everything read from in (peeks of varying sizes) into out (cap bytes):
+ * how many, the final status and error.  With rewind_at, rewinds once after
+ * that many bytes and reads from the start again. */
+typedef struct drained {
+	uint64_t bytes;
+	hf_status st;
+	hf_error err;
+} drained;
+
+static drained drain(hf_input *in, uint64_t rewind_at, uint8_t *out, size_t cap)
+{
+	drained d;
+	memset(&d, 0, sizeof d);
+	static const size_t wants[] = { 1, 4096, 100000, 3 << 20, 777 };
+	for (size_t k = 0;; k++) {
+		if (rewind_at && d.bytes >= rewind_at) {
+			rewind_at = 0;
+			d.st = hf_input_rewind(in, &d.err);
+			if (d.st)
+				return d;
+			d.bytes = 0;
+		}
+		const uint8_t *p;
+		size_t avail;
+		d.st = hf_input_peek(in, wants[k % 5], &p, &avail, &d.err);
+		if (d.st || !avail)
+			return d;
+		size_t t = avail < wants[(k + 2) % 5] ? avail : wants[(k + 2) % 5];
+		if (d.bytes + t <= cap)
+			memcpy(out + d.bytes, p, t);
+		d.bytes += t;
+		hf_input_consume(in, t);
+	}
+}
+
+/* A gzip file is inflated on a second thread, memory input on the caller's:
+ * the two must give the same bytes, and the same error at the same offset,
+ * whatever the damage. */
+static void test_gzip_thread(void)
+{
+	enum { PLAIN = 6 << 20 };
+	uint8_t *plain = malloc(PLAIN), *packed = malloc(PLAIN + (1 << 20));
+	char path[] = "/tmp/heapfmt-test-gz-XXXXXX";
+	int fd = mkstemp(path);
+	CHECK(plain && packed && fd >= 0, "set up");
+	if (!plain || !packed || fd < 0) {
+		free(plain);
+		free(packed);
+		return;
+	}
+	close(fd);
+	uint32_t x = 1;
+	for (size_t i = 0; i < PLAIN; i++) {
+		x = x * 1103515245 + 12345;
+		plain[i] = (uint8_t)((x >> 16) % 16 + 'a'); /* compressible, not trivially */
+	}
+	size_t a = gz(plain, PLAIN / 3, packed, PLAIN + (1 << 20));
+	size_t n = a + gz(plain + PLAIN / 3, PLAIN - PLAIN / 3, packed + a, PLAIN + (1 << 20) - a);
+	/* intact, cut in the first member, between members, in the second, at
+	 * its trailer; a byte flipped in each member; garbage and zero padding
+	 * after the end */
+	struct { size_t len; size_t flip; uint8_t tail; } cases[] = {
+		{ n, 0, 0 }, { a / 2, 0, 0 }, { a, 0, 0 }, { a + (n - a) / 2, 0, 0 }, { n - 3, 0, 0 },
+		{ n, a / 3, 0 }, { n, a + (n - a) / 2, 0 }, { n, 0, 'x' }, { n, 0, 0x00 },
+	};
+	uint8_t *got[3] = { malloc(PLAIN), malloc(PLAIN), malloc(PLAIN) };
+	int agree = 0, cases_n = (int)(sizeof cases / sizeof *cases);
+	for (int c = 0; c < cases_n && got[0] && got[1] && got[2]; c++) {
+		size_t len = cases[c].len + (c >= 7 ? 5 : 0);
+		if (cases[c].flip)
+			packed[cases[c].flip] ^= 0x5A;
+		if (c >= 7)
+			memset(packed + n, cases[c].tail, 5);
+		FILE *fp = fopen(path, "wb");
+		bool wrote = fp && fwrite(packed, 1, len, fp) == len;
+		if (fp)
+			fclose(fp);
+		hf_input *in = NULL;
+		hf_error e;
+		drained d[3];
+		memset(d, 0, sizeof d);
+		d[0].st = d[1].st = d[2].st = HF_ERR_IO;
+		if (wrote && hf_input_open(&in, path, &e) == HF_OK) {
+			d[0] = drain(in, 0, got[0], PLAIN);
+			hf_input_close(in);
+		}
+		if (wrote && hf_input_open(&in, path, &e) == HF_OK) {
+			d[1] = drain(in, 5 << 20, got[1], PLAIN); /* rewound while the thread runs */
+			hf_input_close(in);
+		}
+		if (hf_input_open_memory(&in, packed, len, &e) == HF_OK) {
+			d[2] = drain(in, 0, got[2], PLAIN);
+			hf_input_close(in);
+		}
+		/* How much comes before a failure depends on how the bytes are
+		 * asked for; what comes, the failure, its place and its words do
+		 * not. */
+		bool same = true;
+		for (int k = 0; k < 2; k++) {
+			uint64_t common = d[k].bytes < d[2].bytes ? d[k].bytes : d[2].bytes;
+			same &= d[k].st == d[2].st && !memcmp(got[k], got[2], common > PLAIN ? PLAIN : common) &&
+			        (d[2].st ? d[k].err.offset == d[2].err.offset &&
+			                   !strcmp(d[k].err.message, d[2].err.message)
+			                 : d[k].bytes == d[2].bytes);
+		}
+		CHECK(same, "gzip case %d: file %llu bytes %s \"%s\" at %llu, memory %llu bytes %s \"%s\" at %llu",
+		      c, (unsigned long long)d[0].bytes, hf_status_name(d[0].st), d[0].st ? d[0].err.message : "",
+		      (unsigned long long)d[0].err.offset, (unsigned long long)d[2].bytes,
+		      hf_status_name(d[2].st), d[2].st ? d[2].err.message : "",
+		      (unsigned long long)d[2].err.offset);
+		agree += same;
+		if (c == 0)
+			CHECK(d[2].bytes == PLAIN && d[2].st == HF_OK && !memcmp(got[2], plain, PLAIN),
+			      "intact: the original bytes");
+		else if (c == 2)
+			CHECK(d[2].bytes == PLAIN / 3 && d[2].st == HF_OK, "the first member alone is whole");
+		else if (c == 8)
+			CHECK(d[2].bytes == PLAIN && d[2].st == HF_OK, "zero padding after the end is tolerated");
+		else
+			CHECK(d[2].st != HF_OK, "damage %d is an error", c);
+		if (cases[c].flip)
+			packed[cases[c].flip] ^= 0x5A;
+	}
+	for (int k = 0; k < 3; k++)
+		free(got[k]);
+	CHECK_EQ_U(agree, cases_n, "cases where file and memory input agree");
+	unlink(path);
+	free(plain);
+	free(packed);
 }
 
 static void test_input(void)
@@ -555,6 +687,7 @@ int main(void)
 	test_map();
 	test_id_index();
 	test_input();
+	test_gzip_thread();
 	test_v8_tokenizer();
 	test_ndjson_deep();
 	test_ndjson_queue();
