@@ -51,6 +51,12 @@ check "no database is left" test ! -e "$t/cut.db"
 check "no temporary file is left" sh -c "! ls -a '$t' | grep -q tmp-"
 check "truncated NDJSON to a file fails too" expect_rc 1 "$tools/hprof2ndjson" "$t/cut.hprof" "$t/cut.ndjson"
 check "and leaves no file" test ! -e "$t/cut.ndjson"
+# A full disk: the formatting thread's write fails; the run says so and exits 3.
+if [ -w /dev/full ]; then
+	check "NDJSON to a full device is an I/O error" expect_rc 3 "$tools/hprof2ndjson" "$sample" /dev/full
+	check "which says what failed" grep -q "cannot write /dev/full: No space left" "$t/err"
+	check "also through standard output" expect_rc 3 sh -c "'$tools/hprof2ndjson' '$sample' > /dev/full"
+fi
 # An output path that is a FIFO or device is written in place, never
 # replaced by a renamed file (this once replaced /dev/null).
 mkfifo "$t/fifo"

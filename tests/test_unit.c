@@ -579,16 +579,22 @@ static void test_ndjson_queue(void)
 	if (!st)
 		st = hf_sink_node(sink, &n, &err);
 	text[0] = 'Z'; /* the queue holds a copy */
-	/* A type changed in place, fields and all, and declared again. */
-	hf_field fc[1] = { { "a", HF_FIELD_INT, NULL, 0 } };
-	t = (hf_type){ HF_TYPE_NODE, 3, "three", NULL, fc, 1, NULL, NULL };
+	/* A field of no known kind is left out; a string larger than a queue
+	 * block is written in its place among the lines. */
+	hf_field fc[2] = { { "a", HF_FIELD_INT, NULL, 0 }, { "odd", (hf_field_kind)99, NULL, 0 } };
+	t = (hf_type){ HF_TYPE_NODE, 3, "three", NULL, fc, 2, NULL, NULL };
+	hf_value vc[2] = { { .i = -5, .present = 1 }, { .i = 1, .present = 1 } };
 	n.id = 3;
-	n.values = va;
+	n.values = vc;
 	if (!st)
 		st = hf_sink_node(sink, &n, &err);
-	fc[0].name = "z";
+	enum { BIG = 3 << 20 };
+	char *big = malloc(BIG);
+	if (big)
+		memset(big, 'q', BIG);
 	if (!st)
-		st = hf_sink_declare(sink, &t, &err);
+		st = big ? hf_sink_string(sink, 77, big, BIG, &err) : HF_ERR_NOMEM;
+	free(big);
 	n.id = 4;
 	if (!st)
 		st = hf_sink_node(sink, &n, &err);
@@ -634,20 +640,24 @@ static void test_ndjson_queue(void)
 	CHECK(st == HF_OK, "write: %s", err.message);
 	hf_sink_destroy(sink, st == HF_OK);
 	rewind(fp);
-	char line[256];
+	static char line[(3 << 20) + 256];
 	static const char *const head[] = {
 		"{\"record\":\"node\",\"identifier\":1,\"subtype\":1,\"dump\":0,\"class\":9,\"size\":16,\"heap\":0,\"a\":-5}\n",
 		"{\"record\":\"node\",\"identifier\":2,\"subtype\":2,\"dump\":0,\"class\":9,\"size\":16,\"heap\":0,"
 		"\"b\":\"x\\ny\",\"c\\\"\":42}\n",
 		"{\"record\":\"node\",\"identifier\":3,\"subtype\":3,\"dump\":0,\"class\":9,\"size\":16,\"heap\":0,\"a\":-5}\n",
-		"{\"record\":\"node_type\",\"subtype\":3,\"name\":\"three\",\"fields\":[{\"name\":\"z\",\"type\":\"int\"}]}\n",
-		"{\"record\":\"node\",\"identifier\":4,\"subtype\":3,\"dump\":0,\"class\":9,\"size\":16,\"heap\":0,\"z\":-5}\n",
+		"{\"record\":\"string\",\"id\":77,\"data\":\"qqqq",
+		"{\"record\":\"node\",\"identifier\":4,\"subtype\":3,\"dump\":0,\"class\":9,\"size\":16,\"heap\":0,\"a\":-5}\n",
 	};
 	enum { HEAD = sizeof head / sizeof *head };
 	size_t k = 0, edges = 0, bad_edges = 0;
 	bool tail_ok = true;
 	while (fgets(line, sizeof line, fp)) {
-		if (k < HEAD) {
+		if (k == 3) {
+			size_t len = strlen(line);
+			CHECK(len == 35 + BIG + 3 && !strncmp(line, head[k], strlen(head[k])) &&
+			      !strcmp(line + len - 6, "qqq\"}\n"), "the 3 MiB string's line (%zu bytes)", len);
+		} else if (k < HEAD) {
 			CHECK_STR(line, head[k], "node line");
 		} else if (k < HEAD + EDGES) {
 			char want[128];

@@ -103,7 +103,6 @@ static const char core_ddl[] =
 	" PRIMARY KEY (source, dump, seq)) WITHOUT ROWID;\n"
 	"CREATE TABLE strings (stringid INTEGER PRIMARY KEY, data TEXT NOT NULL);\n";
 
-
 static const char core_indexes[] =
 	"CREATE INDEX edge_by_dest ON edge (dest, dump);\n"
 	"CREATE INDEX node_by_class ON node (class, nodetypeid);\n";

@@ -160,7 +160,8 @@ void hf_worker_stop(hf_worker *w);
  * A queue smaller than one block when drained runs on the owner's thread
  * (no thread for small inputs), as does every block when no thread can be
  * made.  The first failure of run() stops the queue: nothing more runs, and
- * it is returned (with its error) by the next hand-off, room or drain.
+ * it is returned (with its error) by the next hf_queue_room that hands off,
+ * or by hf_queue_drain.
  * After hf_queue_drain() the thread is idle and the owner may touch what
  * run() uses.  The NDJSON and database writers use it. */
 typedef hf_status (*hf_queue_run)(void *ctx, const uint8_t *p, const uint8_t *end,

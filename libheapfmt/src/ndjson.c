@@ -17,14 +17,16 @@
  * formats the previous block into text and writes it, while the next one
  * fills.  Formatting was a third of hprof2ndjson's time on the caller's
  * thread, next to the parsing, while the writing thread idled four fifths
- * of the run.  Metadata and declarations are rare: they wait for the queue
- * to empty and are formatted on the caller's thread, so the order of the
- * lines is the order of the calls.  The thread's first failure is returned
+ * of the run.  Metadata and declarations are rare, records of more than a
+ * queue block (a huge array's values) gain nothing from a copy: they wait
+ * for the queue to empty and are formatted on the caller's thread, so the
+ * order of the lines is the order of the calls.  The thread's first failure is returned
  * at the next hand-off or by finish.
  *
  * The queue keeps, of each type, only an index into a copy made at its
- * first use (subtype, field kinds, the field names as JSON keys): a caller
- * may free or rebuild its hf_type after the call that used it returns.
+ * first use (subtype, field kinds, the field names as JSON keys), found by
+ * the type's address (heapfmt.h: a type must not change while the sink is
+ * in use) or, at a new address, by its content.
  */
 #define QUEUE_BLOCK ((size_t)1 << 20)
 #define FLUSH_AT ((size_t)256 << 10)
@@ -38,6 +40,8 @@ typedef struct nd_type {
 	int id;
 	size_t nfields;
 	hf_field_kind *kinds;
+	char **fnames;           /* the field names as given */
+	size_t hnext;            /* the next copy with the same hash, or SIZE_MAX */
 	char **keys;             /* ,"name": */
 	size_t *keylen;
 	char *head;              /* {"record":"name" (records) */
@@ -66,6 +70,7 @@ typedef struct ndjson {
 	nd_type *types;
 	size_t ntypes, types_cap;
 	hf_map type_ix;      /* hf_type address -> index in types */
+	hf_map type_hash;    /* content hash -> the first copy with it (then hnext) */
 	struct {
 		const hf_type *type;
 		const void *name_p, *fields_p;
@@ -169,7 +174,7 @@ static bool put_real(hf_buf *b, double d)
 static bool put_values(nd_out *o, const nd_type *t, const hf_value *v)
 {
 	for (size_t i = 0; i < t->nfields; i++) {
-		if (!v[i].present)
+		if (!v[i].present || (unsigned)t->kinds[i] > HF_FIELD_JSON)
 			continue;
 		if (!hf_buf_append(&o->line, t->keys[i], t->keylen[i]))
 			return false;
@@ -204,6 +209,9 @@ static void nd_type_free(nd_type *t)
 {
 	for (size_t i = 0; t->keys && i < t->nfields; i++)
 		free(t->keys[i]);
+	for (size_t i = 0; t->fnames && i < t->nfields; i++)
+		free(t->fnames[i]);
+	free(t->fnames);
 	free(t->keys);
 	free(t->keylen);
 	free(t->kinds);
@@ -211,22 +219,36 @@ static void nd_type_free(nd_type *t)
 	free(t->name);
 }
 
+/* FNV-1a over a type's content. */
+static uint64_t hash_bytes(uint64_t h, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 0x100000001B3u;
+	return h;
+}
+
+static uint64_t type_hash(const hf_type *t)
+{
+	int64_t head[3] = { t->cls, t->id, (int64_t)t->nfields };
+	uint64_t h = hash_bytes(0xCBF29CE484222325u, head, sizeof head);
+	h = hash_bytes(h, t->name, strlen(t->name) + 1);
+	for (size_t i = 0; i < t->nfields; i++) {
+		int32_t kind = t->fields[i].kind;
+		h = hash_bytes(h, &kind, sizeof kind);
+		h = hash_bytes(h, t->fields[i].name, strlen(t->fields[i].name) + 1);
+	}
+	return h;
+}
+
 /* Whether the copy d was made of t, or of a type with t's content. */
 static bool same_type(const nd_type *d, const hf_type *t)
 {
 	if (d->cls != t->cls || d->id != t->id || d->nfields != t->nfields || strcmp(d->name, t->name))
 		return false;
-	for (size_t i = 0; i < t->nfields; i++) {
-		/* keys[i] is ,"name": with the name escaped; compare by escaping t's. */
-		hf_buf b;
-		hf_buf_init(&b);
-		bool eq = d->kinds[i] == t->fields[i].kind &&
-		          hf_buf_json_string(&b, t->fields[i].name, strlen(t->fields[i].name)) &&
-		          b.len + 2 == d->keylen[i] && !memcmp(d->keys[i] + 1, b.data, b.len);
-		hf_buf_free(&b);
-		if (!eq)
+	for (size_t i = 0; i < t->nfields; i++)
+		if (d->kinds[i] != t->fields[i].kind || strcmp(d->fnames[i], t->fields[i].name))
 			return false;
-	}
 	return true;
 }
 
@@ -257,9 +279,15 @@ static hf_status type_index(ndjson *w, const hf_type *t, uint32_t *ti, hf_error 
 	size_t found = ix && seen_as(&w->types[*ix], t) ? (size_t)*ix : SIZE_MAX;
 	if (found != SIZE_MAX)
 		goto hit;
-	for (size_t i = 0; found == SIZE_MAX && i < w->ntypes; i++)
-		if (same_type(&w->types[i], t))
+	/* By content, through its hash: a hostile input's many types cost
+	 * no more than their size. */
+	uint64_t h = type_hash(t);
+	uint64_t *first = hf_map_get(&w->type_hash, h);
+	for (size_t i = first ? (size_t)*first : SIZE_MAX; i != SIZE_MAX; i = w->types[i].hnext)
+		if (same_type(&w->types[i], t)) {
 			found = i;
+			break;
+		}
 	if (found == SIZE_MAX) {
 		hf_status st = hf_queue_drain(&w->queue, err);
 		if (st)
@@ -279,10 +307,12 @@ static hf_status type_index(ndjson *w, const hf_type *t, uint32_t *ti, hf_error 
 		d->cls = t->cls;
 		d->id = t->id;
 		d->nfields = t->nfields;
+		d->hnext = first ? (size_t)*first : SIZE_MAX;
 		hf_buf b;
 		hf_buf_init(&b);
 		bool ok = (d->name = strdup(t->name)) &&
 		          (d->kinds = calloc(t->nfields + 1, sizeof *d->kinds)) &&
+		          (d->fnames = calloc(t->nfields + 1, sizeof *d->fnames)) &&
 		          (d->keys = calloc(t->nfields + 1, sizeof *d->keys)) &&
 		          (d->keylen = calloc(t->nfields + 1, sizeof *d->keylen)) &&
 		          hf_buf_append(&b, "{\"record\":", 10) &&
@@ -295,7 +325,7 @@ static hf_status type_index(ndjson *w, const hf_type *t, uint32_t *ti, hf_error 
 		for (size_t i = 0; ok && i < t->nfields; i++) {
 			d->kinds[i] = t->fields[i].kind;
 			b.len = 0;
-			ok = hf_buf_append(&b, ",", 1) &&
+			ok = (d->fnames[i] = strdup(t->fields[i].name)) && hf_buf_append(&b, ",", 1) &&
 			     hf_buf_json_string(&b, t->fields[i].name, strlen(t->fields[i].name)) &&
 			     hf_buf_append(&b, ":", 1) && (d->keys[i] = malloc(b.len));
 			if (ok) {
@@ -304,7 +334,7 @@ static hf_status type_index(ndjson *w, const hf_type *t, uint32_t *ti, hf_error 
 			}
 		}
 		hf_buf_free(&b);
-		if (!ok) {
+		if (!ok || !hf_map_put(&w->type_hash, h, w->ntypes)) {
 			nd_type_free(d);
 			return hf_error_set(err, HF_ERR_NOMEM, "out of memory");
 		}
@@ -352,6 +382,7 @@ static void q_put_values(hf_queue *b, const nd_type *t, const hf_value *v)
 			continue;
 		}
 		switch (t->kinds[i]) {
+		default: b->q.data[b->q.len++] = 0; break; /* no such kind: left out */
 		case HF_FIELD_INT: b->q.data[b->q.len++] = 1; hf_queue_put(b, &v[i].i, 8); break;
 		case HF_FIELD_ID:
 		case HF_FIELD_STRREF: b->q.data[b->q.len++] = 1; hf_queue_put(b, &v[i].u, 8); break;
@@ -546,15 +577,6 @@ static hf_status nd_declare(hf_sink *s, const hf_type *t, hf_error *err)
 	hf_status st = hf_queue_drain(&w->queue, err);
 	if (st)
 		return st;
-	/* Declared again, it may have changed in place: its next record looks
-	 * it up by content (type_index). */
-	hf_map_remove(&w->type_ix, (uint64_t)(uintptr_t)t);
-	for (size_t i = 0; i < sizeof w->recent / sizeof *w->recent; i++)
-		if (w->recent[i].type == t)
-			w->recent[i].type = NULL;
-	for (size_t i = 0; i < w->ntypes; i++)
-		if (w->types[i].type == t)
-			w->types[i].type = NULL;
 	static const char *const cls[] = { "node_type", "edge_type", "record_type" };
 	B(LIT("{\"record\":"));
 	B(hf_buf_json_string(&o->line, cls[t->cls], strlen(cls[t->cls])));
@@ -602,8 +624,10 @@ static hf_status nd_declare(hf_sink *s, const hf_type *t, hf_error *err)
 static hf_status nd_string(hf_sink *s, uint64_t id, const char *utf8, size_t len, hf_error *err)
 {
 	ndjson *w = s->impl;
-	hf_status st = hf_queue_room(&w->queue, 1 + 16 + len, err);
-	if (st)
+	hf_status st;
+	if (1 + 16 + len > QUEUE_BLOCK)
+		return (st = hf_queue_drain(&w->queue, err)) ? st : fmt_string(w, w->out, id, utf8, len, err);
+	if ((st = hf_queue_room(&w->queue, 1 + 16 + len, err)))
 		return st;
 	uint64_t len64 = len;
 	w->queue.q.data[w->queue.q.len++] = Q_STRING;
@@ -621,8 +645,10 @@ static hf_status nd_node(hf_sink *s, const hf_node *n, hf_error *err)
 	if (st)
 		return st;
 	const nd_type *t = &w->types[ti];
-	st = hf_queue_room(&w->queue, 1 + 36 + q_values_size(t, n->values), err);
-	if (st)
+	size_t need = 1 + 36 + q_values_size(t, n->values);
+	if (need > QUEUE_BLOCK)
+		return (st = hf_queue_drain(&w->queue, err)) ? st : fmt_node(w, w->out, t, n, n->values, err);
+	if ((st = hf_queue_room(&w->queue, need, err)))
 		return st;
 	w->queue.q.data[w->queue.q.len++] = Q_NODE;
 	hf_queue_put(&w->queue, &ti, 4);
@@ -664,8 +690,10 @@ static hf_status nd_record(hf_sink *s, const hf_record *r, hf_error *err)
 	if (st)
 		return st;
 	const nd_type *t = &w->types[ti];
-	st = hf_queue_room(&w->queue, 1 + 4 + q_values_size(t, r->values), err);
-	if (st)
+	size_t need = 1 + 4 + q_values_size(t, r->values);
+	if (need > QUEUE_BLOCK)
+		return (st = hf_queue_drain(&w->queue, err)) ? st : fmt_record(w, w->out, t, r->values, err);
+	if ((st = hf_queue_room(&w->queue, need, err)))
 		return st;
 	w->queue.q.data[w->queue.q.len++] = Q_RECORD;
 	hf_queue_put(&w->queue, &ti, 4);
@@ -712,6 +740,7 @@ static void nd_destroy(hf_sink *s, int success)
 		nd_type_free(&w->types[i]);
 	free(w->types);
 	hf_map_free(&w->type_ix);
+	hf_map_free(&w->type_hash);
 	if (w->owns_fp && w->fp)
 		fclose(w->fp);
 	if (w->tmp)

@@ -188,9 +188,11 @@ typedef struct hf_record {
 
 /* ---- sinks (writers) ---------------------------------------------------- *
  * A record names its type by address.  A writer may keep what it needs of a
- * type from the first record that uses it (the NDJSON writer formats on a
- * second thread), so a type whose name or fields change in place, at the
- * same address, must be declared again before records use it. */
+ * type from the first record that uses it, found again by that address (the
+ * NDJSON writer formats on a second thread): while a sink is in use, do not
+ * change a type's name or fields in place, nor give a freed type's memory
+ * to another type.  The built-in readers keep their types unchanged until
+ * they return. */
 
 typedef struct hf_sink hf_sink;
 typedef struct hf_sink_ops {
