@@ -609,18 +609,13 @@ static hf_status sync_record(heapdb *w, const hf_record *r, db_type *d, hf_error
 #define QUEUE_BLOCK ((size_t)1 << 20)
 enum { Q_NODE = 1, Q_EDGE, Q_STRING, Q_RECORD };
 
-static bool is_text_kind(hf_field_kind k)
-{
-	return k == HF_FIELD_TEXT || k == HF_FIELD_JSON;
-}
-
 /* Bytes a value array takes in the queue (the types' field kinds as the
  * declaration gave them, copied in d). */
 static size_t q_values_size(const db_type *d, const hf_value *v)
 {
 	size_t n = d->nfields * sizeof *v;
 	for (size_t i = 0; i < d->nfields; i++)
-		if (v[i].present && v[i].s && is_text_kind(d->kinds[i]))
+		if (v[i].present && v[i].s && hf_field_is_text(d->kinds[i]))
 			n += v[i].n + 1;
 	return n;
 }
@@ -630,7 +625,7 @@ static void q_put_values(hf_queue *b, const db_type *d, const hf_value *v)
 	for (size_t i = 0; i < d->nfields; i++)
 		hf_queue_put(b, &v[i], sizeof v[i]);
 	for (size_t i = 0; i < d->nfields; i++)
-		if (v[i].present && v[i].s && is_text_kind(d->kinds[i])) {
+		if (v[i].present && v[i].s && hf_field_is_text(d->kinds[i])) {
 			hf_queue_put(b, v[i].s, v[i].n);
 			b->q.data[b->q.len++] = 0;
 		}
@@ -646,7 +641,7 @@ static bool q_get_values(heapdb *w, const uint8_t **p, const db_type *d, hf_valu
 	for (size_t i = 0; i < d->nfields; i++)
 		hf_queue_get(p, &v[i], sizeof v[i]);
 	for (size_t i = 0; i < d->nfields; i++)
-		if (v[i].present && v[i].s && is_text_kind(d->kinds[i])) {
+		if (v[i].present && v[i].s && hf_field_is_text(d->kinds[i])) {
 			v[i].s = (const char *)*p;
 			*p += v[i].n + 1;
 		}

@@ -153,6 +153,12 @@ void hf_worker_wait(hf_worker *w);
 void hf_worker_post(hf_worker *w);
 void hf_worker_stop(hf_worker *w);
 
+/* Whether values of this kind are texts (hf_value.s, .n). */
+static inline bool hf_field_is_text(hf_field_kind k)
+{
+	return k == HF_FIELD_TEXT || k == HF_FIELD_JSON;
+}
+
 /* ---- hf_queue: records handed to a second thread in blocks ---------------
  * The owner copies each record into q (hf_queue_room, then hf_queue_put);
  * when q would pass `block` bytes it goes to the thread, which calls

@@ -358,11 +358,6 @@ hit:
 	return HF_OK;
 }
 
-static bool is_text_kind(hf_field_kind k)
-{
-	return k == HF_FIELD_TEXT || k == HF_FIELD_JSON;
-}
-
 /* Bytes values take in the queue: per field a byte (0 absent, 1 present,
  * 2 present without text), and the value (8 bytes, or a length and text). */
 static size_t q_values_size(const nd_type *t, const hf_value *v)
@@ -370,7 +365,7 @@ static size_t q_values_size(const nd_type *t, const hf_value *v)
 	size_t n = t->nfields;
 	for (size_t i = 0; i < t->nfields; i++)
 		if (v[i].present)
-			n += 8 + (is_text_kind(t->kinds[i]) && v[i].s ? v[i].n : 0);
+			n += 8 + (hf_field_is_text(t->kinds[i]) && v[i].s ? v[i].n : 0);
 	return n;
 }
 
