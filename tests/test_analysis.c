@@ -414,14 +414,22 @@ static void test_small_graphs(const char *tmp)
 /* java.lang.ref.Reference's referent is not a strong reference; its other
  * fields are.  The classes and the field name come from node_class,
  * strings and hprof_class_field as hprof2heapdb writes them. */
-static void test_referent(const char *tmp)
+/* pad: plain objects added (a chain from root 4), so that the one Reference
+ * instance is few enough among the objects for the analysis to read its
+ * edges by key rather than the kinds and names of every edge (REF_BY_KEY in
+ * analysis.c): both ways are checked. */
+static void test_referent(const char *tmp, uint32_t pad)
 {
 	char path[512];
 	snprintf(path, sizeof path, "%s/analysis-referent.db", tmp);
 	/* objects 0-3: the classes Reference, WeakReference (extends it),
 	 * MyRef (extends WeakReference), Object; then instances. */
 	graph g;
-	g_init(&g, 12);
+	g_init(&g, 12 + pad);
+	for (uint32_t i = 12; i < 12 + pad; i++) {
+		g.cls[i] = 3;
+		g_edge(&g, i == 12 ? 4 : i - 1, i);
+	}
 	for (uint32_t c = 0; c < 4; c++)
 		g_root(&g, c);
 	g_root(&g, 4);
@@ -773,7 +781,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	test_small_graphs(argv[2]);
-	test_referent(argv[2]);
+	test_referent(argv[2], 0);   /* kinds and names read with every edge */
+	test_referent(argv[2], 40);  /* the Reference instance's edges read by key */
 	test_two_dumps(argv[2]);
 	test_long_chain(argv[2]);
 	test_sample(argv[1], argv[2]);
