@@ -37,7 +37,7 @@ static void test_mutf8(void)
 
 static void test_utf16(void)
 {
-	char out[160];
+	char out[256];
 	const uint8_t be[] = { 0x00, 'H', 0x04, 0x1F, 0xD8, 0x3D, 0xDE, 0x00 };
 	size_t n = hf_utf16_decode(be, 4, 0, out);
 	CHECK(n == 1 + 2 + 4 && !memcmp(out, "H\xD0\x9F\xF0\x9F\x98\x80", n), "utf16 be");
@@ -52,7 +52,7 @@ static void test_utf16(void)
 	CHECK(n == 5 && !memcmp(out, "a\xC3\xA9\xC3\xBF", 5), "latin1");
 	/* The eight-at-a-time ASCII path against a byte-by-byte encoding. */
 	uint8_t l1r[64];
-	char expect[128];
+	char expect[256];
 	uint32_t seed = 99;
 	for (int round = 0; round < 5000; round++) {
 		seed = seed * 1103515245u + 12345u;
@@ -71,6 +71,57 @@ static void test_utf16(void)
 		if (n != m || memcmp(out, expect, m)) {
 			CHECK(0, "latin1 random round %d", round);
 			break;
+		}
+	}
+	/* The four-at-a-time ASCII path of UTF-16, both byte orders, against a
+	 * unit-by-unit encoding: mostly ASCII, some NULs, two- and three-byte
+	 * characters and surrogate pairs (whole, split or lone). */
+	uint8_t u16[2][128];
+	static const uint16_t odd[] = { 0x00, 0x7F, 0x80, 0xFF, 0x100, 0x7FF, 0x800, 0x41, 0xFFFF,
+		0xD83D, 0xDE00, 0xDBFF, 0xDC00, 0x4100, 0x0041 };
+	for (int round = 0; round < 5000; round++) {
+		seed = seed * 1103515245u + 12345u;
+		size_t units = (seed >> 16) % 64, m = 0;
+		uint16_t v[64];
+		for (size_t i = 0; i < units; i++) {
+			seed = seed * 1103515245u + 12345u;
+			v[i] = (seed >> 16) % 7 == 0 ? odd[(seed >> 20) % (sizeof odd / sizeof *odd)]
+			                             : (uint16_t)((seed >> 16) % 128);
+			u16[0][2 * i] = (uint8_t)(v[i] >> 8);
+			u16[0][2 * i + 1] = (uint8_t)v[i];
+			u16[1][2 * i] = (uint8_t)v[i];
+			u16[1][2 * i + 1] = (uint8_t)(v[i] >> 8);
+		}
+		for (size_t i = 0; i < units; i++) {
+			uint32_t cp = v[i];
+			if (cp >= 0xD800 && cp <= 0xDBFF && i + 1 < units && v[i + 1] >= 0xDC00 &&
+			    v[i + 1] <= 0xDFFF)
+				cp = 0x10000 + ((cp - 0xD800) << 10) + (v[++i] - 0xDC00);
+			else if (cp >= 0xD800 && cp <= 0xDFFF)
+				cp = 0xFFFD;
+			if (cp < 0x80) {
+				expect[m++] = (char)cp;
+			} else if (cp < 0x800) {
+				expect[m++] = (char)(0xC0 | (cp >> 6));
+				expect[m++] = (char)(0x80 | (cp & 0x3F));
+			} else if (cp < 0x10000) {
+				expect[m++] = (char)(0xE0 | (cp >> 12));
+				expect[m++] = (char)(0x80 | ((cp >> 6) & 0x3F));
+				expect[m++] = (char)(0x80 | (cp & 0x3F));
+			} else {
+				expect[m++] = (char)(0xF0 | (cp >> 18));
+				expect[m++] = (char)(0x80 | ((cp >> 12) & 0x3F));
+				expect[m++] = (char)(0x80 | ((cp >> 6) & 0x3F));
+				expect[m++] = (char)(0x80 | (cp & 0x3F));
+			}
+		}
+		for (int le = 0; le < 2; le++) {
+			n = hf_utf16_decode(u16[le], units, le, out);
+			if (n != m || memcmp(out, expect, m)) {
+				CHECK(0, "utf16 random round %d (%s)", round, le ? "le" : "be");
+				round = 5000;
+				break;
+			}
 		}
 	}
 }

@@ -2,6 +2,7 @@
 /* Text decoding: modified UTF-8 (HPROF names), UTF-16 and Latin-1 (String
  * contents), all into well-formed UTF-8, leniently (never failing). */
 #include "internal.h"
+#include <string.h>
 #include <stdio.h>
 #include <time.h>
 
@@ -96,6 +97,31 @@ size_t hf_utf16_decode(const uint8_t *in, size_t nunits, int little_endian,
 	size_t o = 0;
 	for (size_t i = 0; i < nunits; i++) {
 		const uint8_t *p = in + 2 * i;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		/* Four ASCII units at a time: the high byte of each zero, the low
+		 * one below 0x80 (3.9 % of hprof2ndjson's time on the Android-like
+		 * benchmark dump went to this function one unit at a time). */
+		uint64_t w;
+		if (i + 4 <= nunits) {
+			memcpy(&w, p, 8);
+			if (!little_endian && !(w & 0x80FF80FF80FF80FFULL)) {
+				uint32_t a = (uint32_t)(((w >> 8) & 0xFF) | ((w >> 16) & 0xFF00) |
+				                        ((w >> 24) & 0xFF0000) | ((w >> 32) & 0xFF000000));
+				memcpy(out + o, &a, 4);
+				o += 4;
+				i += 3;
+				continue;
+			}
+			if (little_endian && !(w & 0xFF80FF80FF80FF80ULL)) {
+				uint32_t a = (uint32_t)((w & 0xFF) | ((w >> 8) & 0xFF00) | ((w >> 16) & 0xFF0000) |
+				                        ((w >> 24) & 0xFF000000));
+				memcpy(out + o, &a, 4);
+				o += 4;
+				i += 3;
+				continue;
+			}
+		}
+#endif
 		uint32_t u = little_endian ? (uint32_t)(p[0] | (p[1] << 8))
 		                           : (uint32_t)((p[0] << 8) | p[1]);
 		if (u >= 0xD800 && u <= 0xDBFF && i + 1 < nunits) {
