@@ -45,6 +45,7 @@ int hf_make_temp_beside(const char *path, char **tmp_out);
 typedef struct row_batch {
 	char *head;              /* "INSERT [OR IGNORE] INTO \"t\" SELECT * FROM temp.\"hf-rows-N\"" */
 	unsigned ncols, max_rows, n;
+	bool or_ignore;
 	hf_field_kind *kinds;    /* [ncols] */
 	hf_value *cells;         /* [max_rows * ncols], made at the first row */
 	sqlite3_stmt *insert;    /* made at the first flush */
@@ -157,6 +158,7 @@ static bool batch_init(row_batch *b, const char *table, unsigned ncols, const hf
 	memset(b, 0, sizeof *b);
 	b->ncols = ncols ? ncols : 1;
 	b->max_rows = BATCH_ROWS;
+	b->or_ignore = or_ignore;
 	size_t hl = strlen(table) + 80;
 	b->head = malloc(hl);
 	b->kinds = calloc(b->ncols, sizeof *b->kinds);
@@ -203,6 +205,8 @@ static hf_status batch_flush(heapdb *w, row_batch *b, uint64_t *ignored, hf_erro
 	if (rc)
 		return rc;
 	int done = sqlite3_changes(w->db);
+	if (!b->or_ignore && (done < 0 || (unsigned)done != k))
+		return hf_error_set(err, HF_ERR_IO, "SQLite: %d of %u rows went into a table", done, k);
 	if (ignored && done >= 0 && (unsigned)done < k)
 		*ignored += k - (unsigned)done;
 	return HF_OK;
