@@ -827,20 +827,18 @@ static hf_status dominators(an *a, uint32_t *anc, const uint32_t *off, const uin
  * to bind, no VALUES list to walk.  The 10.1 M rows of the 1 GB benchmark
  * dump (heapdb-analyze, alternated runs): 6.5, 5.7, 6.7 and 5.7 s bound 32
  * rows to a statement; 4.2, 3.1, 3.5 and 3.9 s this way. */
-typedef struct an_cursor {
-	sqlite3_vtab_cursor base;
-	const an *a;
-	const uint32_t *dom;
-	const uint64_t *ret;
-	uint32_t i;
-} an_cursor;
-
 /* What hf_analysis_rows(?1) reads: the dump and its results. */
 typedef struct an_rows {
 	const an *a;
 	const uint32_t *dom;
 	const uint64_t *ret;
 } an_rows;
+
+typedef struct an_cursor {
+	sqlite3_vtab_cursor base;
+	const an_rows *r;        /* NULL: no rows */
+	uint32_t i;
+} an_cursor;
 
 #define AN_ROWS_POINTER "heapfmt.analysis_rows"
 
@@ -903,10 +901,7 @@ static int an_rows_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxstr,
 {
 	(void)idx; (void)idxstr;
 	an_cursor *c = (an_cursor *)cur;
-	const an_rows *r = argc == 1 ? sqlite3_value_pointer(argv[0], AN_ROWS_POINTER) : NULL;
-	c->a = r ? r->a : NULL;
-	c->dom = r ? r->dom : NULL;
-	c->ret = r ? r->ret : NULL;
+	c->r = argc == 1 ? sqlite3_value_pointer(argv[0], AN_ROWS_POINTER) : NULL;
 	c->i = 0;
 	return SQLITE_OK;
 }
@@ -920,13 +915,13 @@ static int an_rows_next(sqlite3_vtab_cursor *c)
 static int an_rows_eof(sqlite3_vtab_cursor *cur)
 {
 	const an_cursor *c = (const an_cursor *)cur;
-	return !c->a || c->i >= c->a->n;
+	return !c->r || c->i >= c->r->a->n;
 }
 
 static int an_rows_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
 {
 	const an_cursor *c = (const an_cursor *)cur;
-	const an *a = c->a;
+	const an *a = c->r->a;
 	uint32_t i = c->i, dist = a->dist[i];
 	bool strong = dist < DIST_WEAK;
 	switch (col) {
@@ -936,11 +931,11 @@ static int an_rows_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int co
 	case 3: if (strong) sqlite3_result_int64(ctx, dist); else sqlite3_result_null(ctx); break;
 	case 4:
 		if (strong)
-			sqlite3_result_int64(ctx, c->dom[i] == NONE ? 0 : a->ids[c->dom[i]]);
+			sqlite3_result_int64(ctx, c->r->dom[i] == NONE ? 0 : a->ids[c->r->dom[i]]);
 		else
 			sqlite3_result_null(ctx);
 		break;
-	case 5: if (strong) sqlite3_result_int64(ctx, (sqlite3_int64)c->ret[i]); else sqlite3_result_null(ctx); break;
+	case 5: if (strong) sqlite3_result_int64(ctx, (sqlite3_int64)c->r->ret[i]); else sqlite3_result_null(ctx); break;
 	default: sqlite3_result_null(ctx);
 	}
 	return SQLITE_OK;
