@@ -207,6 +207,23 @@ static void x_free(expect *x)
 
 static hf_value absent[16];
 
+/* An hprof.gc_root record of kind for obj. */
+static void put_root(hf_sink *s, uint32_t dump, const char *kind, uint64_t obj, hf_error *err)
+{
+	hf_value v[8];
+	memset(v, 0, sizeof v);
+	v[0].i = dump;
+	v[0].present = 1;
+	v[1].s = kind;
+	v[1].n = strlen(kind);
+	v[1].present = 1;
+	v[2].u = obj;
+	v[2].present = 1;
+	v[7].present = 1;
+	hf_record rec = { &hprof_rec_root, v };
+	CHECK(hf_sink_record(s, &rec, err) == HF_OK, "root %s: %s", kind, err->message);
+}
+
 /* Writes g as dump `dump` into sink (declarations once, by the caller). */
 static void g_write(hf_sink *s, const graph *g, uint32_t dump, hf_error *err)
 {
@@ -221,20 +238,13 @@ static void g_write(hf_sink *s, const graph *g, uint32_t dump, hf_error *err)
 		               g->weak[e] ? 7 : 8, dump };
 		CHECK(hf_sink_edge(s, &ed, err) == HF_OK, "edge: %s", err->message);
 	}
-	for (uint32_t r = 0; r < g->nr; r++) {
-		hf_value v[8];
-		memset(v, 0, sizeof v);
-		v[0].i = dump;
-		v[0].present = 1;
-		v[1].s = "JNI_GLOBAL";
-		v[1].n = strlen("JNI_GLOBAL");
-		v[1].present = 1;
-		v[2].u = obj_id(g->roots[r]);
-		v[2].present = 1;
-		v[7].present = 1;
-		hf_record rec = { &hprof_rec_root, v };
-		CHECK(hf_sink_record(s, &rec, err) == HF_OK, "root: %s", err->message);
-	}
+	for (uint32_t r = 0; r < g->nr; r++)
+		put_root(s, dump, "JNI_GLOBAL", obj_id(g->roots[r]), err);
+	/* Dalvik's UNREACHABLE sub-record, written here for every object (of a
+	 * graph that is not huge), marks garbage: it holds nothing alive, and the
+	 * reference analysis ignores it. */
+	for (uint32_t i = 0; g->n <= 100000 && i < g->n; i++)
+		put_root(s, dump, "UNREACHABLE", obj_id(i), err);
 }
 
 static hf_sink *open_db(const char *path, int analysis)

@@ -254,7 +254,11 @@ static hf_status load_nodes(an *a, int64_t **class_ids, int64_t **others, size_t
 static hf_status load_roots(an *a, uint8_t *root_bits)
 {
 	sqlite3_stmt *st;
-	hf_status rc = an_prepare(a, "SELECT object FROM hprof_gc_root WHERE dump = ?1", &st);
+	/* Dalvik's UNREACHABLE (0x90) marks an object its collector found
+	 * unreachable (it is dumped with the roots' sub-records, but holds
+	 * nothing alive): not a root. */
+	hf_status rc = an_prepare(a, "SELECT object FROM hprof_gc_root WHERE dump = ?1"
+	                             " AND kind IS NOT 'UNREACHABLE'", &st);
 	if (rc)
 		return rc;
 	sqlite3_bind_int64(st, 1, a->dump);

@@ -28,7 +28,8 @@ WITH RECURSIVE
            coalesce(@dump, (SELECT min(dump) FROM node WHERE identifier = @id), 0),
            coalesce(@max_depth, 40)),
   roots(object) AS (
-    SELECT DISTINCT r.object FROM hprof_gc_root AS r, target AS t WHERE r.dump = t.dump),
+    SELECT DISTINCT r.object FROM hprof_gc_root AS r, target AS t
+    WHERE r.dump = t.dump AND r.kind IS NOT 'UNREACHABLE'),  -- Dalvik's mark of garbage
   -- levels: one row per breadth-first level, as JSON arrays of ids: frontier =
   -- the referrers of the level above, less the objects of the two levels
   -- above (enough to stop a walk going back and forth; an object met again
