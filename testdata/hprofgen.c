@@ -163,6 +163,13 @@ static void rec_end(buf *b, size_t at)
 	patch4(b, at, (uint32_t)(b->n - at - 4));
 }
 
+/* Ends the HEAP DUMP SEGMENT begun at at, and the run with HEAP DUMP END. */
+static void end_segments(buf *b, size_t at)
+{
+	rec_end(b, at);
+	rec_end(b, rec_begin(b, TAG_HEAP_DUMP_END));
+}
+
 static void utf8(buf *b, uint64_t sid, const char *s)
 {
 	size_t at = rec_begin(b, TAG_UTF8);
@@ -481,9 +488,7 @@ static void scen_android4(buf *b)
 		static const int32_t v[] = { 5 };
 		int_array(b, 0x13000400, v, 1);
 	}
-	rec_end(b, at);
-	at = rec_begin(b, TAG_HEAP_DUMP_END);
-	rec_end(b, at);
+	end_segments(b, at);
 }
 
 /*
@@ -572,9 +577,7 @@ static void scen_instances_first(buf *b)
 	id(&f, 0x5000);
 	instance_dump(b, 0x5010, IF_SUB, &f);
 	free(f.p);
-	rec_end(b, at);
-	at = rec_begin(b, TAG_HEAP_DUMP_END);
-	rec_end(b, at);
+	end_segments(b, at);
 }
 
 /* A small HotSpot-like file with 4-byte ids: java/lang/Object 0x100,
@@ -669,9 +672,7 @@ static void scen_duplicate_ids(buf *b)
 	u1(b, ROOT_JNI_GLOBAL);
 	id(b, 0x1000);
 	id(b, 0xAAA0);
-	rec_end(b, at);
-	at = rec_begin(b, TAG_HEAP_DUMP_END);
-	rec_end(b, at);
+	end_segments(b, at);
 }
 
 /* truncated: a valid dump cut inside an INSTANCE DUMP (3 of its 8 field
@@ -685,9 +686,7 @@ static void scen_truncated(buf *b)
 	item(b, 0x1010, 0, 2);
 	static const int32_t v[] = { 1, 2, 3 };
 	int_array(b, 0x2000, v, 3);
-	rec_end(b, at);
-	at = rec_begin(b, TAG_HEAP_DUMP_END);
-	rec_end(b, at);
+	end_segments(b, at);
 	b->n = cut + 1 + 2 * idsize + 8 + 3;
 }
 
@@ -711,9 +710,7 @@ static void scen_unknown_tag(buf *b)
 	small_classes(b);
 	item(b, 0x1000, 0x1010, 1);
 	item(b, 0x1010, 0, 2);
-	rec_end(b, at);
-	at = rec_begin(b, TAG_HEAP_DUMP_END);
-	rec_end(b, at);
+	end_segments(b, at);
 }
 
 /* unknown-subtag: a valid CLASS DUMP and root, then the sub-record tag 0x42
@@ -726,9 +723,7 @@ static void scen_unknown_subtag(buf *b)
 	u1(b, 0x42);
 	put(b, "\0\0\x10\0\0\0\0\x01", 8);
 	item(b, 0x1000, 0, 1);
-	rec_end(b, at);
-	at = rec_begin(b, TAG_HEAP_DUMP_END);
-	rec_end(b, at);
+	end_segments(b, at);
 }
 
 /* two-dumps: 1.0.1 with two HEAP DUMP records (the hprof agent's "dump at
@@ -826,9 +821,7 @@ static void scen_segments(buf *b)
 	u1(b, ROOT_JNI_GLOBAL);
 	id(b, 0x3000);
 	id(b, 0x9999);
-	rec_end(b, at);
-	at = rec_begin(b, TAG_HEAP_DUMP_END);
-	rec_end(b, at);
+	end_segments(b, at);
 }
 
 /* id8: 8-byte ids above 4 GiB, HotSpot JDK 17 names and String layout
@@ -917,9 +910,7 @@ static void scen_id8(buf *b)
 	u1(b, ROOT_JNI_GLOBAL);
 	id(b, O + 0x400);
 	id(b, 0x7F3A0000BEEFULL);
-	rec_end(b, at);
-	at = rec_begin(b, TAG_HEAP_DUMP_END);
-	rec_end(b, at);
+	end_segments(b, at);
 }
 
 /* jdk6-strings: JDK 6 Strings (hash, count, offset, value): slices of one
@@ -992,9 +983,7 @@ static void scen_string_churn(buf *b)
 		churn_array(b, 0x100000 + 16 * (uint64_t)k, k);
 		string(b, 0x900000 + 16 * (uint64_t)k, 0x100000 + 16 * (uint64_t)churn_ref(k));
 	}
-	rec_end(b, at);
-	at = rec_begin(b, TAG_HEAP_DUMP_END);
-	rec_end(b, at);
+	end_segments(b, at);
 }
 
 /* string-guess: arrays in two ascending runs, the second below the first,
@@ -1016,9 +1005,7 @@ static void scen_string_guess(buf *b)
 			string(b, 0x700000 + 16 * (uint64_t)(50 * run + k),
 			       (run ? 0x500000 : 0x100000) + 16 * (uint64_t)k);
 	}
-	rec_end(b, at);
-	at = rec_begin(b, TAG_HEAP_DUMP_END);
-	rec_end(b, at);
+	end_segments(b, at);
 }
 
 /* superclass-cycle: class A (0x100) super B (0x200) super A, and C (0x300)
@@ -1054,9 +1041,7 @@ static void scen_superclass_cycle(buf *b)
 	u4(&f, 3);
 	instance_dump(b, 0x1200, 0x300, &f);
 	free(f.p);
-	rec_end(b, at);
-	at = rec_begin(b, TAG_HEAP_DUMP_END);
-	rec_end(b, at);
+	end_segments(b, at);
 }
 
 /* all-records: every top-level record kind, every GC-root kind (HotSpot's
@@ -1202,9 +1187,7 @@ static void scen_all_records(buf *b)
 	at = rec_begin(b, TAG_HEAP_DUMP_SEGMENT);
 	class_plain(b, 0x100, 0, 0);
 	root_simple(b, ROOT_STICKY_CLASS, 0x100);
-	rec_end(b, at);
-	at = rec_begin(b, TAG_HEAP_DUMP_END);
-	rec_end(b, at);
+	end_segments(b, at);
 }
 
 /* class-order: HotSpot's order of CLASS DUMPs (JDK 17: java/lang/Class
@@ -1248,9 +1231,7 @@ static void scen_class_order(buf *b)
 	class_plain(b, C_LATE, C_OBJECT, 0); /* after every other class */
 	buf f = { 0 };
 	instance_dump(b, 0x9000, C_CONFIG, &f);
-	rec_end(b, at);
-	at = rec_begin(b, TAG_HEAP_DUMP_END);
-	rec_end(b, at);
+	end_segments(b, at);
 }
 
 /* length-zero: a 1.0.1 HEAP DUMP whose length was never patched (0, the
@@ -1266,6 +1247,80 @@ static void scen_length_zero(buf *b)
 	int_array(b, 0x2000, v, 3);
 	root_simple(b, ROOT_STICKY_CLASS, SM_ITEM);
 	(void)at; /* the length stays 0 */
+}
+
+/* nodata-string: Strings whose char[] is an Android NODATA array (0xC3: a
+ * count, no elements), the array before one String and after another (a
+ * million elements declared, none there), an int[] right after it, and a
+ * String with a real char[]. */
+static void nodata_array(buf *b, uint64_t obj, unsigned type, uint32_t count)
+{
+	u1(b, SUB_PRIMITIVE_ARRAY_NODATA);
+	id(b, obj);
+	u4(b, 1);
+	u4(b, count);
+	u1(b, type);
+}
+
+static void scen_nodata_string(buf *b)
+{
+	size_t at = small_start(b, "JAVA PROFILE 1.0.3", TAG_HEAP_DUMP_SEGMENT);
+	small_classes(b);
+	string_classes(b);
+	nodata_array(b, 0x3000, T_CHAR, 5);
+	string(b, 0x2000, 0x3000);
+	string(b, 0x2010, 0x3010);
+	nodata_array(b, 0x3010, T_CHAR, 1000000);
+	static const int32_t v[] = { 0x41424344, 0x45464748, 7 };
+	int_array(b, 0x4000, v, 3);
+	static const uint16_t hi[] = { 'h', 'i' };
+	string(b, 0x2020, 0x3020);
+	char_array(b, 0x3020, hi, 2);
+	end_segments(b, at);
+}
+
+/* wide-class: com/example/Wide declares 3000 int fields f0..f2999 and
+ * extends com/example/Base, which declares f5 and g: a chain of 3002 fields
+ * in which Wide's f5 hides Base's.  One instance: fi = 3i, Base.f5 777777,
+ * g 42. */
+enum { WIDE_FIELDS = 3000 };
+static void scen_wide_class(buf *b)
+{
+	header(b, "JAVA PROFILE 1.0.2", 4, 1300000000000ULL);
+	enum { S_OBJECT = 1, S_BASE, S_WIDE, S_G, S_F0 = 100 };
+	utf8(b, S_OBJECT, "java/lang/Object");
+	utf8(b, S_BASE, "com/example/Base");
+	utf8(b, S_WIDE, "com/example/Wide");
+	utf8(b, S_G, "g");
+	static field fields[WIDE_FIELDS];
+	for (unsigned i = 0; i < WIDE_FIELDS; i++) {
+		char name[16];
+		snprintf(name, sizeof name, "f%u", i);
+		utf8(b, S_F0 + i, name);
+		fields[i] = (field){ S_F0 + i, T_INT, 0 };
+	}
+	enum { C_OBJECT = 0x100, C_BASE = 0x200, C_WIDE = 0x300 };
+	load_class(b, 1, C_OBJECT, S_OBJECT);
+	load_class(b, 2, C_BASE, S_BASE);
+	load_class(b, 3, C_WIDE, S_WIDE);
+	size_t at = rec_begin(b, TAG_HEAP_DUMP_SEGMENT);
+	class_plain(b, C_OBJECT, 0, 0);
+	{
+		static const field base[] = { { S_F0 + 5, T_INT, 0 }, { S_G, T_INT, 0 } };
+		cdump c = { .id = C_BASE, .super = C_OBJECT, .isize = 8, .fields = base, .nif = 2 };
+		class_dump(b, &c);
+	}
+	cdump c = { .id = C_WIDE, .super = C_BASE, .isize = 4 * WIDE_FIELDS + 8, .fields = fields,
+	            .nif = WIDE_FIELDS };
+	class_dump(b, &c);
+	buf f = { 0 };
+	for (unsigned i = 0; i < WIDE_FIELDS; i++)
+		u4(&f, 3 * i);
+	u4(&f, 777777);
+	u4(&f, 42);
+	instance_dump(b, 0x1000, C_WIDE, &f);
+	free(f.p);
+	end_segments(b, at);
 }
 
 /* wrapped-length: a 1.0.1 HEAP DUMP of more than 4 GiB whose u4 length is
@@ -1324,9 +1379,7 @@ static void scen_shadowed_field(buf *b)
 	id(&f, 0x2100);
 	instance_dump(b, 0x1000, C_B, &f);
 	free(f.p);
-	rec_end(b, at);
-	at = rec_begin(b, TAG_HEAP_DUMP_END);
-	rec_end(b, at);
+	end_segments(b, at);
 }
 
 /* names-late: every LOAD CLASS before the UTF8 record of its name (no
@@ -1362,9 +1415,7 @@ static void scen_names_late(buf *b)
 	char_array(b, 0x2100, late, 4);
 	static const int32_t v[] = { 9 };
 	int_array(b, 0x2200, v, 1);
-	rec_end(b, at);
-	at = rec_begin(b, TAG_HEAP_DUMP_END);
-	rec_end(b, at);
+	end_segments(b, at);
 }
 
 /* ---- hostile scenarios: declared sizes the file cannot hold ------------- *
@@ -1438,9 +1489,7 @@ static void scen_deep_chain(buf *b)
 	buf none = { 0 };
 	for (unsigned i = 0; i < DC_CLASSES; i++)
 		instance_dump(b, DC_OBJ + i, DC_CLASS + i, &none);
-	rec_end(b, at);
-	at = rec_begin(b, TAG_HEAP_DUMP_END);
-	rec_end(b, at);
+	end_segments(b, at);
 }
 
 static const struct scenario {
@@ -1481,6 +1530,10 @@ static const struct scenario {
 	{ "huge-record", scen_huge_record, "a TRACE record declaring 60 MiB with 12 bytes of body" },
 	{ "deep-chain", scen_deep_chain,
 	  "4000 classes in one superclass chain, 8 fields each: 2 GB if every class held its chain" },
+	{ "nodata-string", scen_nodata_string,
+	  "Strings whose char[] is a NODATA array (before and after the String), then an int[]" },
+	{ "wide-class", scen_wide_class,
+	  "a class of 3000 int fields whose superclass declares one of their names again" },
 	{ "wrapped-length", scen_wrapped_length,
 	  "1.0.1 HEAP DUMP over 4 GiB, length modulo 2^32 (a sparse file of 4 GiB)" },
 };

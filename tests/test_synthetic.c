@@ -1107,6 +1107,39 @@ static void check_shadowed_field(sqlite3 *db, const conv *c)
 	           "size: align8(8 + 20)");
 }
 
+/* A NODATA array has no contents: a String using one has no text (never
+ * the bytes of the record after it, nor ""), and counts as unresolved. */
+static void check_nodata_string(sqlite3 *db, const conv *c)
+{
+	(void)c;
+	CHECK_STR(meta(db, "hprof.warnings"), "0", "warnings");
+	CHECK_EQ_I(qi(db, "SELECT count(*) FROM txt WHERE id IN (%d, %d) AND sid IS NULL", 0x2000, 0x2010),
+	           2, "the Strings of NODATA arrays have no text");
+	CHECK_STR(text_of(db, 0x2020, 0), "hi", "the String of a real char[]");
+	CHECK_STR(meta(db, "heapfmt.unresolved_strings"), "2", "unresolved Strings");
+	CHECK_EQ_I(qi(db, "SELECT count(*) FROM node_primitive_array WHERE element_type = 'char'"
+	              " AND nodata = 1"), 2, "NODATA arrays");
+	CHECK_EQ_I(qi(db, "SELECT length FROM node_primitive_array WHERE node_identifier = %d", 0x3010),
+	           1000000, "the declared count of a NODATA array");
+	CHECK_STR(qs(db, "SELECT \"values\" FROM node_primitive_array WHERE node_identifier = %d", 0x4000),
+	          "[1094861636,1162233672,7]", "the int[] after the NODATA array");
+}
+
+/* Shadowing is found in a chain of any length (the values JSON names a
+ * field once, with the subclass's value). */
+static void check_wide_class(sqlite3 *db, const conv *c)
+{
+	(void)c;
+	CHECK_STR(meta(db, "hprof.warnings"), "0", "warnings");
+	CHECK_EQ_I(qi(db, "SELECT count(*) FROM node_instance, json_each(node_instance.\"values\")"
+	              " WHERE node_identifier = %d", 0x1000), 3001, "values: 3000 fields and g");
+	CHECK_EQ_I(field_value(db, 0x1000, "f5"), 15, "f5: the subclass's");
+	CHECK_EQ_I(field_value(db, 0x1000, "f2999"), 8997, "f2999");
+	CHECK_EQ_I(field_value(db, 0x1000, "g"), 42, "Base.g");
+	CHECK_EQ_I(qi(db, "SELECT size FROM node WHERE identifier = %d", 0x1000), 12016,
+	           "size: align8(8 + 3002 x 4)");
+}
+
 static void check_names_late(sqlite3 *db, const conv *c)
 {
 	(void)c;
@@ -1280,6 +1313,8 @@ static const struct {
 	{ "shadowed-field", check_shadowed_field },
 	{ "names-late", check_names_late },
 	{ "deep-chain", check_deep_chain },
+	{ "nodata-string", check_nodata_string },
+	{ "wide-class", check_wide_class },
 	{ "unknown-tag", NULL },     /* needs the file: see below */
 	{ "truncated", NULL },
 };

@@ -521,6 +521,55 @@ static uint64_t array_size(const reader *r, uint64_t n, unsigned elem)
 	return align8(base + bytes);
 }
 
+/* A field's name for mark_shadowed: its text, or (when the dump never
+ * wrote the name) its HPROF string id alone. */
+typedef struct field_key {
+	const uint8_t *text;
+	size_t len;
+	uint64_t hname;
+	uint32_t index;
+} field_key;
+
+static int cmp_field_name(const field_key *a, const field_key *b)
+{
+	if (!a->text != !b->text)
+		return a->text ? -1 : 1;
+	if (!a->text)
+		return a->hname < b->hname ? -1 : a->hname > b->hname;
+	if (a->len != b->len)
+		return a->len < b->len ? -1 : 1;
+	return memcmp(a->text, b->text, a->len);
+}
+
+static int cmp_field_key(const void *x, const void *y)
+{
+	const field_key *a = x, *b = y;
+	int c = cmp_field_name(a, b);
+	return c ? c : a->index < b->index ? -1 : a->index > b->index;
+}
+
+/* Sets flat[i].shadowed for every field whose name an earlier field (a
+ * subclass's: the chain is flattened from the class up) also has, by
+ * sorting the names (a class may declare 65535 fields).  False when out of
+ * memory. */
+static bool mark_shadowed(reader *r, flat_field *flat, uint32_t n)
+{
+	field_key *keys = malloc((size_t)n * sizeof *keys);
+	if (!keys)
+		return false;
+	for (uint32_t i = 0; i < n; i++) {
+		const name_entry *e = name_get(r, flat[i].hname);
+		keys[i] = (field_key){ e ? r->name_arena.data + e->off : NULL, e ? e->len : 0,
+		                       flat[i].hname, i };
+	}
+	qsort(keys, n, sizeof *keys, cmp_field_key);
+	for (uint32_t i = 1; i < n; i++)
+		if (!cmp_field_name(&keys[i], &keys[i - 1]))
+			flat[keys[i].index].shadowed = 1;
+	free(keys);
+	return true;
+}
+
 /* Resolves the field layout over the superclass chain.  Returns 1 when ready,
  * 0 when a class of the chain is not known yet, -1 when the chain is broken,
  * -2 when the layout would pass the budget of flattened fields.
@@ -570,6 +619,7 @@ static int class_layout(reader *r, class_info *c)
 			f->type = k->fields[i].type;
 			f->hname = k->fields[i].name;
 			f->name = name_sid(r, f->hname);
+			f->shadowed = 0;
 			off += type_size(r, f->type);
 			if (c->is_string && k == c) {
 				if (f->type == T_OBJECT && name_is(r, f->hname, "value"))
@@ -587,16 +637,12 @@ static int class_layout(reader *r, class_info *c)
 	}
 	/* A superclass field hidden by a subclass field of the same name: the
 	 * values JSON gives the name once, with the subclass's value. */
-	for (uint32_t a = 0; a < n && n <= 2048; a++) {
-		const name_entry *ea = name_get(r, c->flat[a].hname);
-		c->flat[a].shadowed = 0;
-		for (uint32_t b = 0; b < a && !c->flat[a].shadowed; b++) {
-			const name_entry *eb = name_get(r, c->flat[b].hname);
-			if (c->flat[b].hname == c->flat[a].hname ||
-			    (ea && eb && ea->len == eb->len &&
-			     !memcmp(r->name_arena.data + ea->off, r->name_arena.data + eb->off, ea->len)))
-				c->flat[a].shadowed = 1;
-		}
+	if (n > 1 && !mark_shadowed(r, c->flat, n)) {
+		free(c->flat);
+		c->flat = NULL;
+		c->nflat = 0;
+		r->flat_fields -= n;
+		return 0;
 	}
 	c->shallow = instance_model(r, c);
 	return c->layout = 1;
@@ -2088,7 +2134,9 @@ static hf_status primitive_array_dump(reader *r, heap_ctx *h, uint64_t start, in
 		h->left -= bytes;
 		return HF_OK;
 	}
-	int is_text = (t == T_CHAR || t == T_BYTE) && r->emit;
+	/* A NODATA array (Android 0xC3) has unknown contents: it gives a
+	 * String no text, and the Strings waiting for it stay unresolved. */
+	int is_text = (t == T_CHAR || t == T_BYTE) && r->emit && !nodata;
 	int want_values = r->opt->values && r->emit && !nodata;
 	int fresh = is_text && fresh_has(r, obj);
 	int waiting = is_text && filter_may_have(r, r->pending_bits, obj) &&
