@@ -353,7 +353,8 @@ CREATE TABLE "hprof_cpu_sample" (
 );
 
 -- hprof_class_field: a field declared by a class, from its CLASS DUMP;
--- written once per class id (the first dump that holds the class).
+-- written once per class id (the first dump that holds the class; again when
+-- an UNLOAD CLASS or a LOAD CLASS of another name gives the id to another class).
 CREATE TABLE "hprof_class_field" (
   "class" INTEGER,         -- id of the declaring class (node_class.node_identifier)
   "position" INTEGER,      -- 0-based position in the CLASS DUMP's list; statics and instance fields

@@ -178,6 +178,11 @@ static void utf8(buf *b, uint64_t sid, const char *s)
 	rec_end(b, at);
 }
 
+/* UTF8 records for the strings of the array names, ids first, first + 1... */
+#define UTF8_ALL(b, first, names) \
+	for (unsigned utf8_i = 0; utf8_i < sizeof(names) / sizeof *(names); utf8_i++) \
+		utf8((b), (first) + utf8_i, (names)[utf8_i])
+
 static void load_class(buf *b, uint32_t serial, uint64_t cls, uint64_t name)
 {
 	size_t at = rec_begin(b, TAG_LOAD_CLASS);
@@ -360,8 +365,7 @@ static void scen_android4(buf *b)
 		"value", "$classOverhead", "$class$classLoader", "INSTANCE", "label", "size", "app",
 		"zygote", "image"
 	};
-	for (unsigned i = 0; i < sizeof names / sizeof *names; i++)
-		utf8(b, S_OBJECT + i, names[i]);
+	UTF8_ALL(b, S_OBJECT, names);
 	/* Classes (ids are low 32 bits of addresses). */
 	enum {
 		C_OBJECT = 0x6F000000, C_CLASS = 0x6F000100, C_STRING = 0x6F000200,
@@ -511,8 +515,7 @@ static void scen_instances_first(buf *b)
 		"java/lang/Object", "com/example/Base", "com/example/Sub", "java/lang/String", "[C",
 		"[Ljava/lang/Object;", "name", "n", "base", "other", "hash", "value"
 	};
-	for (unsigned i = 0; i < sizeof names / sizeof *names; i++)
-		utf8(b, S_OBJECT + i, names[i]);
+	UTF8_ALL(b, S_OBJECT, names);
 	load_class(b, 1, IF_OBJECT, S_OBJECT);
 	load_class(b, 2, IF_BASE, S_BASE);
 	load_class(b, 3, IF_SUB, S_SUB);
@@ -770,8 +773,7 @@ static void scen_segments(buf *b)
 	       S_CODER, S_VALUE };
 	static const char *const names[] = { "java/lang/Object", "com/example/Item", "[I", "next", "n",
 		"java/lang/String", "[B", "[Ljava/lang/Object;", "hash", "coder", "value" };
-	for (unsigned i = 0; i < sizeof names / sizeof *names; i++)
-		utf8(b, S_OBJECT + i, names[i]);
+	UTF8_ALL(b, S_OBJECT, names);
 	load_class(b, 1, SM_OBJECT, S_OBJECT);
 	load_class(b, 2, SM_ITEM, S_ITEM);
 	load_class(b, 3, SM_INTS, S_INTS);
@@ -922,8 +924,7 @@ static void scen_jdk6_strings(buf *b)
 	enum { S_OBJECT = 1, S_STRING, S_CHARS, S_HASH, S_COUNT, S_OFFSET, S_VALUE };
 	static const char *const names[] = { "java/lang/Object", "java/lang/String", "[C", "hash",
 		"count", "offset", "value" };
-	for (unsigned i = 0; i < sizeof names / sizeof *names; i++)
-		utf8(b, S_OBJECT + i, names[i]);
+	UTF8_ALL(b, S_OBJECT, names);
 	enum { C_OBJECT = 0x10000000, C_STRING = 0x10000100, C_CHARS = 0x10000200 };
 	load_class(b, 1, C_OBJECT, S_OBJECT);
 	load_class(b, 2, C_STRING, S_STRING);
@@ -1061,8 +1062,7 @@ static void scen_all_records(buf *b)
 	static const char *const names[] = { "java/lang/Object", "java/lang/Thread",
 		"com/example/Gone", "main", "system", "sleep", "(J)V", "run", "()V", "Thread.java",
 		"priority", "name", "CONSTANT" };
-	for (unsigned i = 0; i < sizeof names / sizeof *names; i++)
-		utf8(b, S_OBJECT + i, names[i]);
+	UTF8_ALL(b, S_OBJECT, names);
 	load_class(b, 1, 0x100, S_OBJECT);
 	load_class(b, 2, 0x200, S_THREAD);
 	load_class(b, 3, 0x300, S_GONE);
@@ -1204,8 +1204,7 @@ static void scen_class_order(buf *b)
 	static const char *const names[] = { "java/lang/Object", "java/lang/Class",
 		"com/example/Config", "INSTANCE", "LIMIT", "FLAG", "name", "classLoader",
 		"classRedefinedCount", "com/example/Late" };
-	for (unsigned i = 0; i < sizeof names / sizeof *names; i++)
-		utf8(b, S_OBJECT + i, names[i]);
+	UTF8_ALL(b, S_OBJECT, names);
 	enum { C_OBJECT = 0x7000, C_CLASS = 0x7100, C_CONFIG = 0x7200, C_LATE = 0x7300 };
 	load_class(b, 1, C_OBJECT, S_OBJECT);
 	load_class(b, 2, C_CLASS, S_CLASS);
@@ -1353,8 +1352,7 @@ static void scen_shadowed_field(buf *b)
 	enum { S_OBJECT = 1, S_A, S_B, S_X, S_Y, S_LINK };
 	static const char *const names[] = { "java/lang/Object", "com/example/A", "com/example/B",
 		"x", "y", "link" };
-	for (unsigned i = 0; i < sizeof names / sizeof *names; i++)
-		utf8(b, S_OBJECT + i, names[i]);
+	UTF8_ALL(b, S_OBJECT, names);
 	enum { C_OBJECT = 0x100, C_A = 0x200, C_B = 0x300 };
 	load_class(b, 1, C_OBJECT, S_OBJECT);
 	load_class(b, 2, C_A, S_A);
@@ -1395,8 +1393,7 @@ static void scen_names_late(buf *b)
 	load_class(b, 2, C_STRING, S_STRING);
 	load_class(b, 3, C_CHARS, S_CHARS);
 	load_class(b, 4, C_INTS, S_INTS);
-	for (unsigned i = 0; i < sizeof names / sizeof *names; i++)
-		utf8(b, S_OBJECT + i, names[i]);
+	UTF8_ALL(b, S_OBJECT, names);
 	size_t at = rec_begin(b, TAG_HEAP_DUMP_SEGMENT);
 	class_plain(b, C_OBJECT, 0, 0);
 	{
@@ -1416,6 +1413,80 @@ static void scen_names_late(buf *b)
 	static const int32_t v[] = { 9 };
 	int_array(b, 0x2200, v, 1);
 	end_segments(b, at);
+}
+
+/* string-named-late: the LOAD CLASS of java/lang/String comes after its
+ * CLASS DUMP and a first String (between two segments); a second String
+ * follows it. */
+static void scen_string_named_late(buf *b)
+{
+	header(b, "JAVA PROFILE 1.0.2", 4, 1300000000000ULL);
+	enum { S_OBJECT = 1, S_STRING, S_CHARS, S_VALUE };
+	static const char *const names[] = { "java/lang/Object", "java/lang/String", "[C", "value" };
+	UTF8_ALL(b, S_OBJECT, names);
+	enum { C_OBJECT = 0x100, C_STRING = 0x200, C_CHARS = 0x300 };
+	load_class(b, 1, C_OBJECT, S_OBJECT);
+	load_class(b, 3, C_CHARS, S_CHARS);
+	size_t at = rec_begin(b, TAG_HEAP_DUMP_SEGMENT);
+	class_plain(b, C_OBJECT, 0, 0);
+	static const field fields[] = { { S_VALUE, T_OBJECT, 0 } };
+	cdump c = { .id = C_STRING, .super = C_OBJECT, .isize = 4, .fields = fields, .nif = 1 };
+	class_dump(b, &c);
+	class_plain(b, C_CHARS, C_OBJECT, 0);
+	buf f = { 0 };
+	id(&f, 0x2100);
+	instance_dump(b, 0x2000, C_STRING, &f);
+	static const uint16_t first[] = { 'n', 'o' };
+	char_array(b, 0x2100, first, 2);
+	rec_end(b, at);
+	load_class(b, 2, C_STRING, S_STRING);
+	at = rec_begin(b, TAG_HEAP_DUMP_SEGMENT);
+	f.n = 0;
+	id(&f, 0x2110);
+	instance_dump(b, 0x2010, C_STRING, &f);
+	free(f.p);
+	static const uint16_t second[] = { 'o', 'k' };
+	char_array(b, 0x2110, second, 2);
+	end_segments(b, at);
+}
+
+/* class-reused: 1.0.1, two HEAP DUMPs.  Class com/example/A (0x200, field
+ * x int) has an instance 0x5000 in dump 0; then an UNLOAD CLASS of A and a
+ * LOAD CLASS of com/example/B at the same id, and in dump 1 an instance of
+ * B (field y long) before B's CLASS DUMP. */
+static void scen_class_reused(buf *b)
+{
+	header(b, "JAVA PROFILE 1.0.1", 4, 1300000000000ULL);
+	enum { S_OBJECT = 1, S_A, S_B, S_X, S_Y };
+	static const char *const names[] = { "java/lang/Object", "com/example/A", "com/example/B",
+		"x", "y" };
+	UTF8_ALL(b, S_OBJECT, names);
+	enum { C_OBJECT = 0x100, C_REUSED = 0x200 };
+	load_class(b, 1, C_OBJECT, S_OBJECT);
+	load_class(b, 2, C_REUSED, S_A);
+	size_t at = rec_begin(b, TAG_HEAP_DUMP);
+	class_plain(b, C_OBJECT, 0, 0);
+	static const field fa[] = { { S_X, T_INT, 0 } };
+	cdump a = { .id = C_REUSED, .super = C_OBJECT, .isize = 4, .fields = fa, .nif = 1 };
+	class_dump(b, &a);
+	buf f = { 0 };
+	u4(&f, 1);
+	instance_dump(b, 0x5000, C_REUSED, &f);
+	rec_end(b, at);
+	at = rec_begin(b, TAG_UNLOAD_CLASS);
+	u4(b, 2);
+	rec_end(b, at);
+	load_class(b, 3, C_REUSED, S_B);
+	at = rec_begin(b, TAG_HEAP_DUMP);
+	f.n = 0;
+	u8(&f, 2);
+	instance_dump(b, 0x5000, C_REUSED, &f);
+	free(f.p);
+	static const field fb[] = { { S_Y, T_LONG, 0 } };
+	cdump c = { .id = C_REUSED, .super = C_OBJECT, .isize = 8, .fields = fb, .nif = 1 };
+	class_dump(b, &c);
+	class_plain(b, C_OBJECT, 0, 0);
+	rec_end(b, at);
 }
 
 /* ---- hostile scenarios: declared sizes the file cannot hold ------------- *
@@ -1532,6 +1603,10 @@ static const struct scenario {
 	  "4000 classes in one superclass chain, 8 fields each: 2 GB if every class held its chain" },
 	{ "nodata-string", scen_nodata_string,
 	  "Strings whose char[] is a NODATA array (before and after the String), then an int[]" },
+	{ "string-named-late", scen_string_named_late,
+	  "the LOAD CLASS of java/lang/String after its CLASS DUMP and a first String" },
+	{ "class-reused", scen_class_reused,
+	  "a class id unloaded and loaded again for another class, whose instance precedes its CLASS DUMP" },
 	{ "wide-class", scen_wide_class,
 	  "a class of 3000 int fields whose superclass declares one of their names again" },
 	{ "wrapped-length", scen_wrapped_length,

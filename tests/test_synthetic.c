@@ -1140,6 +1140,35 @@ static void check_wide_class(sqlite3 *db, const conv *c)
 	           "size: align8(8 + 3002 x 4)");
 }
 
+/* java/lang/String named after its CLASS DUMP: the Strings after the name
+ * get their text (the one before could not be known as a String). */
+static void check_string_named_late(sqlite3 *db, const conv *c)
+{
+	(void)c;
+	CHECK_STR(meta(db, "hprof.warnings"), "0", "warnings");
+	CHECK_STR(text_of(db, 0x2010, 0), "ok", "the String after the LOAD CLASS");
+	CHECK(text_of(db, 0x2000, 0) == NULL, "the String before it has no text");
+	CHECK_EQ_I(count_nodes(db, 2), 2, "instances");
+}
+
+/* A class id given to another class: each dump's instance is decoded with
+ * its own class's fields, and both classes' fields are listed. */
+static void check_class_reused(sqlite3 *db, const conv *c)
+{
+	(void)c;
+	CHECK_STR(meta(db, "hprof.warnings"), "0", "warnings");
+	CHECK_STR(meta(db, "hprof.dumps"), "2", "dumps");
+	CHECK_STR(qs(db, "SELECT \"values\" FROM node_instance WHERE node_identifier = %d AND dump = 0",
+	             0x5000), "{\"x\":1}", "dump 0: A.x");
+	CHECK_STR(qs(db, "SELECT \"values\" FROM node_instance WHERE node_identifier = %d AND dump = 1",
+	             0x5000), "{\"y\":2}", "dump 1: B.y");
+	CHECK_STR(qs(db, "SELECT group_concat(s.data || ':' || f.type, ' ') FROM hprof_class_field AS f"
+	             " JOIN strings AS s ON s.stringid = f.name WHERE f.class = %d", 0x200),
+	          "x:int y:long", "the fields of A, then of B");
+	CHECK_EQ_I(qi(db, "SELECT size FROM node WHERE identifier = %d AND dump = 1", 0x5000), 16,
+	           "size of the B: align8(8 + 8)");
+}
+
 static void check_names_late(sqlite3 *db, const conv *c)
 {
 	(void)c;
@@ -1315,6 +1344,8 @@ static const struct {
 	{ "deep-chain", check_deep_chain },
 	{ "nodata-string", check_nodata_string },
 	{ "wide-class", check_wide_class },
+	{ "string-named-late", check_string_named_late },
+	{ "class-reused", check_class_reused },
 	{ "unknown-tag", NULL },     /* needs the file: see below */
 	{ "truncated", NULL },
 };

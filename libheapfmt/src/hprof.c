@@ -86,6 +86,8 @@ typedef struct class_info {
 	int fields_emitted;
 	/* Layout over the superclass chain, computed on first use. */
 	int layout;          /* 0 not yet, 1 ok, -1 broken (cycle / too deep), -2 over budget */
+	uint64_t layout_gen; /* reader's layout_gen when last known good */
+	uint64_t forgot_gen; /* reader's layout_gen when this class was forgotten */
 	uint32_t total;      /* serialized bytes of all instance fields */
 	flat_field *flat;
 	uint32_t nflat;
@@ -186,6 +188,7 @@ typedef struct reader {
 	hf_buf late_classes; /* late_class chains */
 	hf_map class_serial; /* class id -> class serial */
 	uint64_t string_class, class_class;
+	uint64_t layout_gen;     /* bumped when a class is forgotten (class_forget) */
 	uint64_t prim_array_class[12];
 
 	/* dumps */
@@ -392,6 +395,17 @@ static uint64_t name_sid(reader *r, uint64_t hid)
 	return e ? e->sid : 0;
 }
 
+/* Whether two HPROF string ids name the same text (the same id, or two
+ * UTF8 records of one text). */
+static bool same_name(reader *r, uint64_t a, uint64_t b)
+{
+	if (a == b)
+		return true;
+	const name_entry *ea = name_get(r, a), *eb = name_get(r, b);
+	return ea && eb && ea->len == eb->len &&
+	       !memcmp(r->name_arena.data + ea->off, r->name_arena.data + eb->off, ea->len);
+}
+
 static bool name_is(reader *r, uint64_t hid, const char *s)
 {
 	const name_entry *e = name_get(r, hid);
@@ -460,17 +474,23 @@ static class_info *class_get(reader *r, uint64_t id)
 	return &r->classes[*ix];
 }
 
+/* Forgets c's flattened layout (computed again when next needed). */
+static void class_unlayout(reader *r, class_info *c)
+{
+	free(c->flat);
+	r->flat_fields -= c->nflat;
+	c->flat = NULL;
+	c->nflat = 0;
+	c->layout = 0;
+}
+
 static class_info *class_new(reader *r, uint64_t id)
 {
 	class_info *c = class_get(r, id);
 	if (c) {
 		free(c->fields);
-		free(c->flat);
-		r->flat_fields -= c->nflat;
 		c->fields = NULL;
-		c->flat = NULL;
-		c->nflat = 0;
-		c->layout = 0;
+		class_unlayout(r, c);
 		return c;
 	}
 	if (r->nclasses == r->capclasses) {
@@ -486,7 +506,39 @@ static class_info *class_new(reader *r, uint64_t id)
 	c = &r->classes[r->nclasses++];
 	memset(c, 0, sizeof *c);
 	c->id = id;
+	c->layout_gen = r->layout_gen;
 	return c;
+}
+
+/* Whether no class of c's chain was forgotten since c was laid out (a
+ * walk of at most MAX_CLASS_CHAIN classes, only after a class_forget). */
+static bool layout_still_good(reader *r, const class_info *c)
+{
+	const class_info *k = c;
+	for (size_t depth = 0; k && depth <= MAX_CLASS_CHAIN; depth++) {
+		if (k->forgot_gen > c->layout_gen)
+			return false;
+		k = k->super ? class_get(r, k->super) : NULL;
+	}
+	return true;
+}
+
+/* The class id was unloaded, or named again by a LOAD CLASS of another
+ * name (an address reused by a later class): its CLASS DUMP no longer
+ * holds, and neither do the layouts of the classes built on it (computed
+ * again when next used: layout_still_good). */
+static void class_forget(reader *r, class_info *c)
+{
+	free(c->fields);
+	c->fields = NULL;
+	c->nfields = 0;
+	class_unlayout(r, c);
+	c->dumped = 0;
+	c->fields_emitted = 0;
+	c->is_string = 0;
+	if (r->string_class == c->id)
+		r->string_class = 0;
+	c->forgot_gen = ++r->layout_gen;
 }
 
 /* Shallow size of an instance of c, per VM model (see schema/README.md). */
@@ -581,8 +633,13 @@ static bool mark_shadowed(reader *r, flat_field *flat, uint32_t n)
  * past that is not laid out and its instances' fields are not decoded. */
 static int class_layout(reader *r, class_info *c)
 {
-	if (c->layout)
+	if (c->layout && c->layout_gen != r->layout_gen && layout_still_good(r, c))
+		c->layout_gen = r->layout_gen;
+	if (c->layout && c->layout_gen == r->layout_gen)
 		return c->layout;
+	if (c->layout)
+		class_unlayout(r, c);
+	c->layout_gen = r->layout_gen;
 	uint32_t n = 0;
 	uint64_t total = 0;
 	class_info *k = c;
@@ -2438,8 +2495,12 @@ static hf_status class_named(reader *r, uint64_t cls, const name_entry *e, uint6
 	    (e->len == 16 && !memcmp(s, "java.lang.String", 16))) {
 		r->string_class = cls;
 		class_info *c = class_get(r, cls);
-		if (c)
+		if (c && !c->is_string) {
+			/* Named after its CLASS DUMP (and perhaps after Strings were
+			 * laid out without their text fields): lay it out again. */
 			c->is_string = 1;
+			class_unlayout(r, c);
+		}
 	}
 	if ((e->len == 15 && !memcmp(s, "java/lang/Class", 15)) ||
 	    (e->len == 15 && !memcmp(s, "java.lang.Class", 15)))
@@ -2490,6 +2551,10 @@ static hf_status load_class_record(reader *r, const uint8_t *p, uint64_t start)
 	uint32_t trace = hf_be32(p + 4 + I);
 	uint64_t hname = hf_beid(p + 8 + I, I);
 	(void)start;
+	const uint64_t *prev = hf_map_get(&r->class_name, cls);
+	class_info *old = class_get(r, cls);
+	if (prev && old && old->dumped && !same_name(r, *prev, hname))
+		class_forget(r, old);
 	if (!hf_map_put(&r->class_name, cls, hname) || !hf_map_put(&r->serial_class, serial, cls) ||
 	    !hf_map_put(&r->class_serial, cls, serial))
 		return nomem(r);
@@ -2538,11 +2603,16 @@ static hf_status body_record(reader *r, unsigned tag, const uint8_t *p, uint64_t
 	case TAG_LOAD_CLASS:
 		EXPECT(8 + 2 * I);
 		return load_class_record(r, p, start);
-	case TAG_UNLOAD_CLASS:
+	case TAG_UNLOAD_CLASS: {
 		EXPECT(4);
+		const uint64_t *cls = hf_map_get(&r->serial_class, hf_be32(p));
+		class_info *c = cls ? class_get(r, *cls) : NULL;
+		if (c && c->dumped)
+			class_forget(r, c);
 		vals_clear(r, 1);
 		val_int(&r->vals[0], hf_be32(p));
 		return simple_record(r, &hprof_rec_unload_class, 1);
+	}
 	case TAG_END_THREAD:
 		EXPECT(4);
 		vals_clear(r, 1);

@@ -164,7 +164,7 @@ static const hf_field class_field_fields[] = {
 };
 const hf_type hprof_rec_class_field = { HF_TYPE_RECORD, 0, "hprof.class_field", "hprof_class_field",
 	class_field_fields, N(class_field_fields), NULL,
-	"a field declared by a class (once per class id)" };
+	"a field declared by a class (once per class id, again if another class reuses the id)" };
 
 const hf_type *const hprof_types[] = {
 	&hprof_node_class, &hprof_node_instance, &hprof_node_objarray, &hprof_node_primarray,
