@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -138,16 +139,24 @@ hf_status cli_run_open_input(cli_run *r, hf_input **in, hf_error *err)
 
 void cli_json_string(FILE *fp, const char *s)
 {
+	/* A path is bytes: each byte that is not UTF-8 becomes U+FFFD, so that
+	 * the line stays JSON. */
+	size_t len = strlen(s);
+	char *text = malloc(HF_MUTF8_OUT_MAX(len));
+	if (text)
+		len = hf_mutf8_decode((const uint8_t *)s, len, text);
+	const unsigned char *p = (const unsigned char *)(text ? text : s);
 	fputc('"', fp);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(fp, "\\%c", *p);
-		else if (*p == '\n')
+	for (size_t i = 0; i < len; i++) {
+		if (p[i] == '"' || p[i] == '\\')
+			fprintf(fp, "\\%c", p[i]);
+		else if (p[i] == '\n')
 			fputs("\\n", fp);
-		else if (*p < 0x20)
-			fprintf(fp, "\\u%04x", *p);
+		else if (p[i] < 0x20 || (!text && p[i] >= 0x80))
+			fprintf(fp, "\\u%04x", p[i] < 0x20 ? p[i] : 0xFFFD);
 		else
-			fputc(*p, fp);
+			fputc(p[i], fp);
 	}
 	fputc('"', fp);
+	free(text);
 }

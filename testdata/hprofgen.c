@@ -1489,6 +1489,40 @@ static void scen_class_reused(buf *b)
 	rec_end(b, at);
 }
 
+/* android-converted: what hprof-conv makes of an Android dump: a 1.0.2
+ * header, no Android sub-records, ART's class names and instance sizes:
+ * java.lang.Object (shadow$_klass_, shadow$_monitor_; instance size 8),
+ * com.example.Thing (int n; instance size 12), byte[]. */
+static void scen_android_converted(buf *b)
+{
+	header(b, "JAVA PROFILE 1.0.2", 4, 1500000000000ULL);
+	enum { S_OBJECT = 1, S_THING, S_BYTES, S_KLASS, S_MONITOR, S_N };
+	static const char *const names[] = { "java.lang.Object", "com.example.Thing", "byte[]",
+		"shadow$_klass_", "shadow$_monitor_", "n" };
+	UTF8_ALL(b, S_OBJECT, names);
+	enum { C_OBJECT = 0x6F000000, C_THING = 0x70001000, C_BYTES = 0x6F000400 };
+	load_class(b, 1, C_OBJECT, S_OBJECT);
+	load_class(b, 2, C_THING, S_THING);
+	load_class(b, 3, C_BYTES, S_BYTES);
+	size_t at = rec_begin(b, TAG_HEAP_DUMP_SEGMENT);
+	static const field object_fields[] = { { S_KLASS, T_OBJECT, 0 }, { S_MONITOR, T_INT, 0 } };
+	cdump o = { .id = C_OBJECT, .isize = 8, .fields = object_fields, .nif = 2 };
+	class_dump(b, &o);
+	static const field thing_fields[] = { { S_N, T_INT, 0 } };
+	cdump t = { .id = C_THING, .super = C_OBJECT, .isize = 12, .fields = thing_fields, .nif = 1 };
+	class_dump(b, &t);
+	class_plain(b, C_BYTES, C_OBJECT, 0);
+	buf f = { 0 };
+	u4(&f, 7);
+	u4(&f, C_THING);
+	u4(&f, 0);
+	instance_dump(b, 0x12C00000, C_THING, &f);
+	free(f.p);
+	byte_array(b, 0x12C00100, "abc", 3);
+	root_simple(b, ROOT_UNKNOWN, 0x12C00000);
+	end_segments(b, at);
+}
+
 /* ---- hostile scenarios: declared sizes the file cannot hold ------------- *
  * Each file is a few hundred bytes whose last record declares up to 4 GB; a
  * reader that allocated what is declared before reading it would need that
@@ -1607,6 +1641,8 @@ static const struct scenario {
 	  "the LOAD CLASS of java/lang/String after its CLASS DUMP and a first String" },
 	{ "class-reused", scen_class_reused,
 	  "a class id unloaded and loaded again for another class, whose instance precedes its CLASS DUMP" },
+	{ "android-converted", scen_android_converted,
+	  "an Android dump after hprof-conv: 1.0.2, ART's class names and sizes, no Android records" },
 	{ "wide-class", scen_wide_class,
 	  "a class of 3000 int fields whose superclass declares one of their names again" },
 	{ "wrapped-length", scen_wrapped_length,

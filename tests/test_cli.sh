@@ -37,6 +37,20 @@ check "nothing on stderr when piped" test ! -s "$t/err"
 check "first line is version_major metadata" sh -c "head -1 '$t/a.ndjson' | grep -q '\"key\":\"version_major\"'"
 check "file argument gives the same number of lines" sh -c "'$tools/hprof2ndjson' '$sample' '$t/b.ndjson' && test \$(wc -l < '$t/a.ndjson') = \$(wc -l < '$t/b.ndjson')"
 
+# A file name that is not UTF-8 (a path is bytes): the output stays UTF-8
+# JSON, each bad byte U+FFFD, in the records and in batch summaries.
+bad="$t/bad$(printf '\377\376')name.hprof.gz"
+cp "$sample" "$bad"
+utf8_json='import json, sys
+lines = sys.stdin.buffer.read().decode("utf-8").splitlines()
+names = [v for v in map(json.loads, lines) for v in (v.get("value"), v.get("input")) if v]
+sys.exit(0 if any("\ufffd\ufffdname.hprof.gz" in v for v in names) else 1)'
+check "a file name that is not UTF-8" expect_rc 0 "$tools/hprof2ndjson" "$bad" "$t/badname.ndjson"
+check "gives UTF-8 NDJSON naming it with U+FFFD" python3 -c "$utf8_json" <"$t/badname.ndjson"
+mkdir "$t/bo"
+check "and a UTF-8 JSON summary in batch mode" sh -c \
+	"'$tools/hprof2ndjson' --stats=json -o '$t/bo' '$bad' | python3 -c '$utf8_json'"
+
 # Databases: refuse to overwrite, --force replaces, failure leaves nothing.
 check "convert" expect_rc 0 "$tools/hprof2heapdb" "$sample" "$t/s.db"
 echo keep >"$t/exists.db"

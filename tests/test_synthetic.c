@@ -1169,6 +1169,18 @@ static void check_class_reused(sqlite3 *db, const conv *c)
 	           "size of the B: align8(8 + 8)");
 }
 
+/* An Android dump through hprof-conv keeps Android's size model: the class
+ * names say ART. */
+static void check_android_converted(sqlite3 *db, const conv *c)
+{
+	(void)c;
+	CHECK_STR(meta(db, "hprof.warnings"), "0", "warnings");
+	CHECK_STR(meta(db, "hprof.vm"), "android", "vm: from ART's class names");
+	CHECK_EQ_I(qi(db, "SELECT size FROM node WHERE identifier = %d", 0x12C00000), 12,
+	           "Thing: its instance size, as is (HotSpot's 32-bit model: align8(8 + 12) = 24)");
+	CHECK_EQ_I(count_nodes(db, 4), 1, "byte[]");
+}
+
 static void check_names_late(sqlite3 *db, const conv *c)
 {
 	(void)c;
@@ -1346,6 +1358,7 @@ static const struct {
 	{ "wide-class", check_wide_class },
 	{ "string-named-late", check_string_named_late },
 	{ "class-reused", check_class_reused },
+	{ "android-converted", check_android_converted },
 	{ "unknown-tag", NULL },     /* needs the file: see below */
 	{ "truncated", NULL },
 };

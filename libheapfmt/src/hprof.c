@@ -164,7 +164,8 @@ typedef struct reader {
 	hf_hprof_stats *stats;
 	hf_error *err;
 	unsigned idsize;
-	int android;         /* 1.0.3 */
+	int android;         /* 1.0.3, or a 1.0.2 file with ART's class names (hprof-conv) */
+	int art_names;       /* a LOAD CLASS named java.lang.Object or char[] (ART's form) */
 	char version[40];
 	uint64_t timestamp_ms;
 
@@ -711,6 +712,11 @@ static void decide_model(reader *r, uint64_t first_id)
 	if (r->coops_decided)
 		return;
 	r->coops_decided = 1;
+	/* hprof-conv turns an Android dump into a 1.0.2 file and leaves the
+	 * rest as it was: 4-byte ids, ART's class names (LOAD CLASS comes
+	 * before the heap). */
+	if (!r->android && r->idsize == 4 && r->art_names)
+		r->android = 1;
 	if (r->android) {
 		r->oop = 4;
 		r->obj_header = 8;
@@ -2507,10 +2513,16 @@ static hf_status class_named(reader *r, uint64_t cls, const name_entry *e, uint6
 		r->class_class = cls;
 	static const char *const prim_hs[12] = { 0, 0, 0, 0, "[Z", "[C", "[F", "[D", "[B", "[S", "[I", "[J" };
 	static const char *const prim_an[12] = { 0, 0, 0, 0, "boolean[]", "char[]", "float[]", "double[]", "byte[]", "short[]", "int[]", "long[]" };
-	for (int t = 4; t < 12; t++)
-		if ((e->len == strlen(prim_hs[t]) && !memcmp(s, prim_hs[t], e->len)) ||
-		    (e->len == strlen(prim_an[t]) && !memcmp(s, prim_an[t], e->len)))
+	for (int t = 4; t < 12; t++) {
+		if (e->len == strlen(prim_hs[t]) && !memcmp(s, prim_hs[t], e->len))
 			r->prim_array_class[t] = cls;
+		if (e->len == strlen(prim_an[t]) && !memcmp(s, prim_an[t], e->len)) {
+			r->prim_array_class[t] = cls;
+			r->art_names = 1;
+		}
+	}
+	if (e->len == 16 && !memcmp(s, "java.lang.Object", 16))
+		r->art_names = 1;
 	/* The Java source form, as its own string when it differs. */
 	java_name(s, e->len, &r->tmp);
 	*jsid = e->sid;
@@ -2765,7 +2777,6 @@ static hf_status declare_all(reader *r, const char *source)
 		{ "target_file", source },
 		{ "heapfmt.schema", HEAPFMT_SCHEMA_VERSION },
 		{ "hprof.header", r->version },
-		{ "hprof.vm", r->android ? "android" : "hotspot" },
 	};
 	for (size_t i = 0; i < sizeof meta / sizeof *meta; i++)
 		if ((st = hf_sink_metadata(r->sink, meta[i].k, meta[i].v, r->err)))
@@ -2997,6 +3008,9 @@ static hf_status trailer(reader *r)
 {
 	hf_status st;
 	char buf[64];
+	/* Known once the first object came (decide_model). */
+	if ((st = hf_sink_metadata(r->sink, "hprof.vm", r->android ? "android" : "hotspot", r->err)))
+		return st;
 	struct { const char *k; uint64_t v; } counts[] = {
 		{ "hprof.dumps", r->stats->dumps },
 		{ "hprof.warnings", r->warnings },
