@@ -1533,6 +1533,21 @@ static void scen_android_converted(buf *b)
 	end_segments(b, at);
 }
 
+/* segments-then-dump: a run of HEAP DUMP SEGMENTs that a HEAP DUMP record
+ * ends, without HEAP DUMP END: two dumps. */
+static void scen_segments_then_dump(buf *b)
+{
+	size_t at = small_start(b, "JAVA PROFILE 1.0.2", TAG_HEAP_DUMP_SEGMENT);
+	small_classes(b);
+	item(b, 0x1000, 0, 1);
+	rec_end(b, at);
+	at = rec_begin(b, TAG_HEAP_DUMP);
+	small_classes(b);
+	item(b, 0x1000, 0, 2);
+	item(b, 0x1010, 0x1000, 3);
+	rec_end(b, at);
+}
+
 /* ---- hostile scenarios: declared sizes the file cannot hold ------------- *
  * Each file is a few hundred bytes whose last record declares up to 4 GB; a
  * reader that allocated what is declared before reading it would need that
@@ -1654,6 +1669,8 @@ static const struct scenario {
 	  "a class id unloaded and loaded again for another class, whose instance precedes its CLASS DUMP" },
 	{ "android-converted", scen_android_converted,
 	  "an Android dump after hprof-conv: 1.0.2, ART's class names and sizes, no Android records" },
+	{ "segments-then-dump", scen_segments_then_dump,
+	  "HEAP DUMP SEGMENTs ended by a HEAP DUMP record instead of HEAP DUMP END" },
 	{ "wide-class", scen_wide_class,
 	  "a class of 3000 int fields whose superclass declares one of their names again" },
 	{ "wrapped-length", scen_wrapped_length,

@@ -51,6 +51,12 @@ mkdir "$t/bo"
 check "and a UTF-8 JSON summary in batch mode" sh -c \
 	"'$tools/hprof2ndjson' --stats=json -o '$t/bo' '$bad' | python3 -c '$utf8_json'"
 
+# --dump=N past the last dump: a usage error once the file is read, no output.
+check "--dump past the last dump is a usage error" expect_rc 2 "$tools/hprof2heapdb" --dump=1 "$sample" "$t/d1.db"
+check "saying how many dumps the file holds" grep -q "holds 1 " "$t/err"
+check "and writing no database" test ! -e "$t/d1.db"
+check "--dump=0 of a one-dump file" expect_rc 0 "$tools/hprof2ndjson" --dump=0 "$sample" "$t/d0.ndjson"
+
 # Databases: refuse to overwrite, --force replaces, failure leaves nothing.
 check "convert" expect_rc 0 "$tools/hprof2heapdb" "$sample" "$t/s.db"
 echo keep >"$t/exists.db"

@@ -1184,6 +1184,19 @@ static void check_android_converted(sqlite3 *db, const conv *c)
 	CHECK_EQ_I(count_nodes(db, 4), 1, "byte[]");
 }
 
+static void check_segments_then_dump(sqlite3 *db, const conv *c)
+{
+	(void)c;
+	CHECK_STR(meta(db, "hprof.dumps"), "2", "dumps");
+	CHECK_STR(meta(db, "hprof.warnings"), "1", "warnings");
+	CHECK(qs(db, "SELECT value FROM metadata WHERE key = 'hprof.warning'"
+	             " AND value LIKE '%%without HEAP DUMP END%%'") != NULL, "a warning says END is missing");
+	CHECK_EQ_I(qi(db, "SELECT count(*) FROM node WHERE nodetypeid = 2 AND dump = 1"), 2,
+	           "instances of dump 1");
+	CHECK_EQ_I(qi(db, "SELECT count(*) FROM node WHERE nodetypeid = 2 AND dump = 0"), 1,
+	           "instances of dump 0");
+}
+
 static void check_names_late(sqlite3 *db, const conv *c)
 {
 	(void)c;
@@ -1362,6 +1375,7 @@ static const struct {
 	{ "string-named-late", check_string_named_late },
 	{ "class-reused", check_class_reused },
 	{ "android-converted", check_android_converted },
+	{ "segments-then-dump", check_segments_then_dump },
 	{ "unknown-tag", NULL },     /* needs the file: see below */
 	{ "truncated", NULL },
 };

@@ -195,6 +195,7 @@ typedef struct reader {
 	/* dumps */
 	uint32_t dump;
 	int dump_open, dump_segmented;
+	int warned_segments_101; /* a 1.0.1 file with segments: said once */
 	uint32_t heap;
 	hf_map heaps_seen;   /* heap id -> name sid */
 	int coops_decided, coops;
@@ -2369,6 +2370,10 @@ static hf_status heap_record(reader *r, unsigned tag, uint64_t length, int to_eo
 	heap_ctx h = { tag, length };
 	hf_status st;
 	if (tag == TAG_HEAP_DUMP) {
+		if (r->dump_open && r->dump_segmented &&
+		    (st = warn(r, hf_input_offset(r->in) - 9,
+		               "HEAP DUMP SEGMENTs end at a HEAP DUMP record without HEAP DUMP END")))
+			return st;
 		if ((st = dump_close(r)))
 			return st;
 		dump_open(r);
@@ -2884,6 +2889,14 @@ static hf_status read_records(reader *r)
 		hf_input_consume(r->in, 9);
 		if (!r->rescan)
 			r->stats->records++;
+		if ((tag == TAG_HEAP_DUMP_SEGMENT || tag == TAG_HEAP_DUMP_END) && !r->warned_segments_101 &&
+		    !strcmp(r->version, "JAVA PROFILE 1.0.1")) {
+			/* 1.0.1 has no segments; accepted all the same. */
+			r->warned_segments_101 = 1;
+			if ((st = warn(r, start, "%s record in a JAVA PROFILE 1.0.1 file (segments came with 1.0.2)",
+			               tag_name(tag))))
+				return st;
+		}
 		if (tag == TAG_HEAP_DUMP || tag == TAG_HEAP_DUMP_SEGMENT) {
 			heap_records++;
 			int to_eof;
@@ -3040,6 +3053,10 @@ static hf_status trailer(reader *r)
 {
 	hf_status st;
 	char buf[64];
+	if (r->opt->dump_index >= 0 && (uint64_t)r->opt->dump_index >= r->stats->dumps)
+		return hf_error_set(r->err, HF_ERR_USAGE,
+		                    "heap dump %ld was asked for, but the file holds %" PRIu64 " (numbered from 0)",
+		                    (long)r->opt->dump_index, r->stats->dumps);
 	/* Known once the first object came (decide_model). */
 	if ((st = hf_sink_metadata(r->sink, "hprof.vm", r->android ? "android" : "hotspot", r->err)))
 		return st;
