@@ -562,13 +562,10 @@ static void check_instances_first(sqlite3 *db, const conv *c)
 
 static void check_unknown_tag(sqlite3 *db, const conv *c, const uint8_t *file, size_t size)
 {
-	CHECK_STR(meta(db, "hprof.unknown_tags"), "2", "unknown tags");
-	CHECK_STR(meta(db, "hprof.unknown_tag_list"), "0x55,0xFE", "unknown tag list");
-	CHECK_STR(meta(db, "hprof.warnings"), "2", "warnings");
-	CHECK_EQ_I(c->stats.unknown_tags, 2, "stats.unknown_tags");
-	CHECK_STR(meta(db, "hprof.dumps"), "1", "dumps");
-	CHECK_EQ_I(qi(db, "SELECT count(*) FROM root WHERE object = %d", 0x200), 1,
-	           "the root in the segment after the empty one and the unknown record");
+	CHECK_STR(meta(db, "hprof.unknown_tags"), "1", "unknown tags");
+	CHECK_STR(meta(db, "hprof.unknown_tag_list"), "0x55", "unknown tag list");
+	CHECK_STR(meta(db, "hprof.warnings"), "1", "warnings");
+	CHECK_EQ_I(c->stats.unknown_tags, 1, "stats.unknown_tags");
 	const char *w = meta(db, "hprof.warning");
 	CHECK(w && strstr(w, "unknown record tag 0x55"), "warning names the tag: %s", w ? w : "(none)");
 	unsigned long long off = 0;

@@ -2297,41 +2297,11 @@ static void progress(reader *r)
 	r->opt->progress(r->opt->progress_ctx, hf_input_raw_offset(r->in), hf_input_raw_size(r->in));
 }
 
-/* Whether the bytes at the input's position read as a top-level record
- * (of a tag this reader does not know) rather than as heap-dump sub-records:
- * in a plain file, a header whose body ends at the end of the input or just
- * before a known tag.  *yes is 0 when the input's size is unknown. */
-static hf_status record_follows(reader *r, size_t *yes)
-{
-	*yes = 0;
-	uint64_t size = hf_input_size(r->in), at = hf_input_offset(r->in);
-	const uint8_t *p;
-	size_t avail;
-	if (!size || size - at < 9)
-		return HF_OK;
-	hf_status st = hf_input_peek(r->in, 9, &p, &avail, r->err);
-	if (st || avail < 9)
-		return st;
-	uint64_t end = 9 + (uint64_t)hf_be32(p + 5); /* from at */
-	if (end > size - at)
-		return HF_OK;
-	if (end == size - at || end >= HF_INPUT_MAX_PEEK) {
-		*yes = 1;
-		return HF_OK;
-	}
-	if ((st = hf_input_peek(r->in, (size_t)end + 1, &p, &avail, r->err)) || avail <= end)
-		return st;
-	*yes = tag_name(p[end]) != NULL;
-	return HF_OK;
-}
-
 /* A heap-dump record's declared length, corrected in the two cases real
  * readers recover from (spec section 7), each with a warning:
  *  - length 0 followed by heap-dump sub-records: the writer's placeholder
  *    was never patched (HotSpot writes 0 first and patches the length at the
- *    end): the record runs to the end of the input (*to_eof).  Not when the
- *    next byte is a top-level tag, nor when what follows reads as a record
- *    of an unknown tag (record_follows): an empty segment is valid;
+ *    end): the record runs to the end of the input (*to_eof);
  *  - a HEAP DUMP over 4 GiB, whose u4 length HotSpot <= 8 stored modulo
  *    2^32: when the bytes to the end of the input exceed the length by a
  *    multiple of 2^32, the record runs to the end of the input.  Needs the
@@ -2344,8 +2314,6 @@ static hf_status heap_length(reader *r, unsigned tag, uint64_t start, uint64_t *
 		size_t avail;
 		hf_status st = hf_input_peek(r->in, 1, &p, &avail, r->err);
 		if (st || !avail || tag_name(p[0]) || !sub_name(p[0]))
-			return st;
-		if ((st = record_follows(r, &avail)) || avail)
 			return st;
 		*to_eof = 1;
 		*len = UINT64_MAX;
