@@ -1538,6 +1538,26 @@ static void scen_segments_then_dump(buf *b)
 	rec_end(b, at);
 }
 
+/* names-after-use: the UTF8 records of two field names come after the heap
+ * dump whose CLASS DUMP used them. */
+static void scen_names_after_use(buf *b)
+{
+	header(b, "JAVA PROFILE 1.0.2", 4, 1300000000000ULL);
+	utf8(b, SM_S_OBJECT, "java/lang/Object");
+	utf8(b, SM_S_ITEM, "com/example/Item");
+	utf8(b, SM_S_INTS, "[I");
+	load_class(b, 1, SM_OBJECT, SM_S_OBJECT);
+	load_class(b, 2, SM_ITEM, SM_S_ITEM);
+	load_class(b, 3, SM_INTS, SM_S_INTS);
+	size_t at = rec_begin(b, TAG_HEAP_DUMP_SEGMENT);
+	small_classes(b);
+	item(b, 0x1000, 0x1010, 1);
+	item(b, 0x1010, 0, 2);
+	end_segments(b, at);
+	utf8(b, SM_S_NEXT, "next");
+	utf8(b, SM_S_N, "n");
+}
+
 /* ---- hostile scenarios: declared sizes the file cannot hold ------------- *
  * Each file is a few hundred bytes whose last record declares up to 4 GB; a
  * reader that allocated what is declared before reading it would need that
@@ -1660,6 +1680,8 @@ static const struct scenario {
 	  "an Android dump after hprof-conv: 1.0.2, ART's class names and sizes, no Android records" },
 	{ "segments-then-dump", scen_segments_then_dump,
 	  "HEAP DUMP SEGMENTs ended by a HEAP DUMP record instead of HEAP DUMP END" },
+	{ "names-after-use", scen_names_after_use,
+	  "the UTF8 records of two field names after the heap dump that used them" },
 	{ "wide-class", scen_wide_class,
 	  "a class of 3000 int fields whose superclass declares one of their names again" },
 	{ "wrapped-length", scen_wrapped_length,

@@ -186,6 +186,8 @@ typedef struct reader {
 	hf_map class_java_name; /* class id -> our string id of the Java form */
 	hf_map serial_class; /* class serial -> class id */
 	hf_map late_names;   /* HPROF name id of a LOAD CLASS that came before its UTF8 -> index in late_classes */
+	hf_map missed_names; /* HPROF name ids used (field, frame...) before any UTF8 record of them */
+	uint64_t names_after_use; /* UTF8 records whose id was used before them */
 	hf_buf late_classes; /* late_class chains */
 	hf_map class_serial; /* class id -> class serial */
 	uint64_t string_class, class_class;
@@ -391,10 +393,16 @@ static const name_entry *name_get(reader *r, uint64_t hid)
 	return ix ? &r->names[*ix] : NULL;
 }
 
+/* Our string id for an HPROF name id; 0 when no UTF8 record has given it
+ * (yet: a later one is counted in names_after_use and reported). */
 static uint64_t name_sid(reader *r, uint64_t hid)
 {
 	const name_entry *e = name_get(r, hid);
-	return e ? e->sid : 0;
+	if (e)
+		return e->sid;
+	if (hid && hid != HF_MAP_EMPTY && !r->rescan)
+		(void)hf_map_put(&r->missed_names, hid, 1); /* a diagnostic: best effort */
+	return 0;
 }
 
 /* Whether two HPROF string ids name the same text (the same id, or two
@@ -2481,6 +2489,8 @@ static hf_status utf8_record(reader *r, const uint8_t *p, uint64_t len, uint64_t
 		r->capnames = nc;
 	}
 	uint64_t sid = r->next_sid++;
+	if (r->missed_names.count && hf_map_get(&r->missed_names, hid))
+		r->names_after_use++;
 	if (hf_map_get(&r->name_map, hid)) {
 		hf_status st = warn(r, start, "UTF8 id 0x%" PRIx64 " appears twice; the later one is used", hid);
 		if (st)
@@ -2593,7 +2603,7 @@ static hf_status load_class_record(reader *r, const uint8_t *p, uint64_t start)
 	val_int(&r->vals[0], serial);
 	val_u(&r->vals[1], cls);
 	val_int(&r->vals[2], trace);
-	val_u(&r->vals[3], name_sid(r, hname));
+	val_u(&r->vals[3], e ? e->sid : 0); /* (a later UTF8 names the class: late_class_names) */
 	if (jsid)
 		val_u(&r->vals[4], jsid);
 	hf_record rec = { &hprof_rec_load_class, r->vals };
@@ -3025,6 +3035,11 @@ static hf_status trailer(reader *r)
 		return hf_error_set(r->err, HF_ERR_USAGE,
 		                    "heap dump %ld was asked for, but the file holds %" PRIu64 " (numbered from 0)",
 		                    (long)r->opt->dump_index, r->stats->dumps);
+	if (r->names_after_use &&
+	    (st = warn(r, hf_input_offset(r->in),
+	               "%" PRIu64 " UTF8 records came after records that used their ids: those uses have no name"
+	               " (label 0, values key #name<id>)", r->names_after_use)))
+		return st;
 	/* Known once the first object came (decide_model). */
 	if ((st = hf_sink_metadata(r->sink, "hprof.vm", r->android ? "android" : "hotspot", r->err)))
 		return st;
@@ -3156,6 +3171,7 @@ out:
 	hf_map_free(&r->class_java_name);
 	hf_map_free(&r->serial_class);
 	hf_map_free(&r->late_names);
+	hf_map_free(&r->missed_names);
 	hf_buf_free(&r->late_classes);
 	hf_map_free(&r->class_serial);
 	hf_map_free(&r->heaps_seen);
