@@ -14,9 +14,10 @@
  *   load     ids 8N, class ids 8N, successor offsets 4N, successors 4E (up to
  *            8E while the array doubles), the id directory (at most 2N)
  *   search   successor CSR 4N + 4E, distance 4N, queue 4N
- *   DFS      successor CSR, distance, DFS number 4N, parent 4n, cursor 4n
+ *   (the distances then wait in a temporary file until the output)
+ *   DFS      successor CSR, DFS number 4N, parent 4n, cursor 4n
  *   preds    the above less the cursor, predecessor CSR 4n + 4E
- *   dominators  distance, DFS number, ancestor, semi, label, idom 16n,
+ *   dominators  DFS number, ancestor, semi, label, idom 16n,
  *            predecessor CSR 4n + 4E
  *   output   ids 8N, retained 8N, distance 4N, dominator 4N, order 4n
  *
@@ -1091,6 +1092,39 @@ static void an_release(an *a)
 	a->succ_off = a->succ = a->roots = a->dist = a->dfn = a->idom = NULL;
 }
 
+/* The distances are needed again only by the output: they wait in a
+ * temporary file through the depth-first numbering, the predecessor lists
+ * and the dominators (4 bytes an object off the peak, which comes when the
+ * predecessor lists are built beside the successor lists).  Without a
+ * temporary file they stay in memory. */
+static void dist_park(an *a, FILE **f)
+{
+	*f = tmpfile();
+	if (!*f)
+		return;
+	if (fwrite(a->dist, sizeof *a->dist, a->n, *f) != a->n || fflush(*f)) {
+		fclose(*f);
+		*f = NULL;
+		return;
+	}
+	an_free(a, &a->dist, a->n, sizeof *a->dist);
+}
+
+static hf_status dist_unpark(an *a, FILE **f)
+{
+	if (!*f)
+		return HF_OK;
+	a->dist = an_alloc(a, a->n, sizeof *a->dist);
+	size_t got = a->dist ? (rewind(*f), fread(a->dist, sizeof *a->dist, a->n, *f)) : 0;
+	fclose(*f);
+	*f = NULL;
+	if (!a->dist)
+		return an_nomem(a);
+	if (got != a->n)
+		return hf_error_set(a->err, HF_ERR_IO, "cannot read the analysis's temporary file back");
+	return HF_OK;
+}
+
 static hf_status analyse_dump(an *a, int64_t **others, size_t *nothers, size_t *cap_others,
                               bool discover)
 {
@@ -1101,6 +1135,7 @@ static hf_status analyse_dump(an *a, int64_t **others, size_t *nothers, size_t *
 	uint32_t *class_of = NULL, *parent = NULL, *off = NULL, *pred = NULL;
 	uint32_t nstrong = 0, npred = 0, nrefobjs = 0;
 	size_t nbits = 0;
+	FILE *dist_file = NULL;
 
 	if ((rc = load_nodes(a, &class_ids, others, nothers, cap_others, discover)))
 		goto out;
@@ -1146,6 +1181,7 @@ static hf_status analyse_dump(an *a, int64_t **others, size_t *nothers, size_t *
 
 	if ((rc = search(a, &nstrong)))
 		goto out;
+	dist_park(a, &dist_file);
 	a->nv = nstrong + 1;
 	if ((rc = number(a, &parent)))
 		goto out;
@@ -1156,8 +1192,12 @@ static hf_status analyse_dump(an *a, int64_t **others, size_t *nothers, size_t *
 	an_free(a, &parent, a->nv, sizeof *parent);
 	an_free(a, &off, (size_t)a->nv + 1, sizeof *off);
 	an_free(a, &pred, npred ? npred : 1, sizeof *pred);
+	if ((rc = dist_unpark(a, &dist_file)))
+		goto out;
 	rc = write_results(a);
 out:
+	if (dist_file)
+		fclose(dist_file);
 	free(class_ids);
 	free(refs);
 	free(labels);
