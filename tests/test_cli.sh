@@ -57,6 +57,15 @@ check "saying how many dumps the file holds" grep -q "holds 1 " "$t/err"
 check "and writing no database" test ! -e "$t/d1.db"
 check "--dump=0 of a one-dump file" expect_rc 0 "$tools/hprof2ndjson" --dump=0 "$sample" "$t/d0.ndjson"
 
+# A record type may declare a field named rowid: its records still come back
+# in the order they were written.
+printf '%s\n' '{"record":"record_type","name":"x.ev","fields":[{"name":"rowid","type":"int"},{"name":"v","type":"text"}]}' \
+	'{"record":"x.ev","rowid":3,"v":"first"}' '{"record":"x.ev","rowid":1,"v":"second"}' \
+	'{"record":"x.ev","rowid":2,"v":"third"}' >"$t/rowid.ndjson"
+check "a record field named rowid" expect_rc 0 "$tools/ndjson2heapdb" "$t/rowid.ndjson" "$t/rowid.db"
+check "keeps the records' order" test "$("$tools/heapdb2ndjson" "$t/rowid.db" - |
+	sed -n 's/.*"v":"\([a-z]*\)".*/\1/p' | tr '\n' ' ')" = "first second third "
+
 # Databases: refuse to overwrite, --force replaces, failure leaves nothing.
 check "convert" expect_rc 0 "$tools/hprof2heapdb" "$sample" "$t/s.db"
 echo keep >"$t/exists.db"

@@ -435,6 +435,20 @@ static hf_status read_edges(dbr *r)
 	return s;
 }
 
+/* A name of the rowid that no field of t takes, or NULL. */
+static const char *rowid_alias(const hf_type *t)
+{
+	static const char *const names[] = { "rowid", "_rowid_", "oid" };
+	for (size_t k = 0; k < 3; k++) {
+		size_t f = 0;
+		while (f < t->nfields && sqlite3_stricmp(t->fields[f].name, names[k]))
+			f++;
+		if (f == t->nfields)
+			return names[k];
+	}
+	return NULL;
+}
+
 static hf_status read_records(dbr *r)
 {
 	hf_status s = HF_OK;
@@ -445,15 +459,21 @@ static hf_status read_records(dbr *r)
 		if ((s = ensure_vals(r, t->nfields)))
 			return s;
 		snprintf(r->tag, sizeof r->tag, "table %.40s", t->table);
+		/* The records' order is the rowid's; a declared field may be named
+		 * rowid (it then hides that name of the rowid, not the others). */
+		const char *rowid = rowid_alias(t);
+		if (!rowid)
+			return hf_error_set(r->err, HF_ERR_FORMAT, "%s: fields named rowid, oid and _rowid_ hide the"
+			                    " order of the records", r->tag);
 		hf_buf sql;
 		hf_buf_init(&sql);
-		bool ok = hf_buf_printf(&sql, "SELECT rowid");
+		bool ok = hf_buf_printf(&sql, "SELECT %s", rowid);
 		for (size_t f = 0; f < t->nfields; f++) {
 			char *c = sqlite3_mprintf(", \"%w\"", t->fields[f].name);
 			ok = ok && c && hf_buf_append(&sql, c, strlen(c));
 			sqlite3_free(c);
 		}
-		char *from = sqlite3_mprintf(" FROM \"%w\" ORDER BY rowid", t->table);
+		char *from = sqlite3_mprintf(" FROM \"%w\" ORDER BY %s", t->table, rowid);
 		ok = ok && from && hf_buf_append(&sql, from, strlen(from) + 1);
 		sqlite3_free(from);
 		sqlite3_stmt *q = NULL;
