@@ -66,6 +66,10 @@ check "a record field named rowid" expect_rc 0 "$tools/ndjson2heapdb" "$t/rowid.
 check "keeps the records' order" test "$("$tools/heapdb2ndjson" "$t/rowid.db" - |
 	sed -n 's/.*"v":"\([a-z]*\)".*/\1/p' | tr '\n' ' ')" = "first second third "
 
+check "heapdb2heapsnapshot --dump past the last dump is a usage error" \
+	expect_rc 2 "$tools/heapdb2heapsnapshot" --dump=3 "$t/rowid.db" "$t/hs.json"
+check "and writes no snapshot" test ! -e "$t/hs.json"
+
 # Databases: refuse to overwrite, --force replaces, failure leaves nothing.
 check "convert" expect_rc 0 "$tools/hprof2heapdb" "$sample" "$t/s.db"
 echo keep >"$t/exists.db"

@@ -196,6 +196,29 @@ static ssize_t find_node(const exp *x, int64_t id)
 	return i < x->n ? (ssize_t)i : -1;
 }
 
+/* A dump without nodes: the database's only dump when it is empty, else a
+ * number past its dumps (a usage error, as hprof2ndjson --dump says). */
+static hf_status dump_exists(exp *x)
+{
+	sqlite3_stmt *q;
+	hf_status st = prep(x, &q, "SELECT max(dump) FROM node");
+	if (st)
+		return st;
+	int rc = sqlite3_step(q);
+	bool empty = rc == SQLITE_ROW && sqlite3_column_type(q, 0) == SQLITE_NULL;
+	long long last = rc == SQLITE_ROW ? sqlite3_column_int64(q, 0) : 0;
+	sqlite3_finalize(q);
+	if (rc != SQLITE_ROW)
+		return db_fail(x, "cannot read the nodes");
+	if (empty && x->opt->dump == 0)
+		return HF_OK;
+	if (empty)
+		return hf_error_set(x->err, HF_ERR_USAGE, "heap dump %lld was asked for, but the database holds none",
+		                    (long long)x->opt->dump);
+	return hf_error_set(x->err, HF_ERR_USAGE, "heap dump %lld was asked for, but the database holds no"
+	                    " node of it (its dumps are numbered up to %lld)", (long long)x->opt->dump, last);
+}
+
 static hf_status load_nodes(exp *x)
 {
 	sqlite3_stmt *q;
@@ -853,6 +876,8 @@ static hf_status write_all(exp *x)
 		st = load_types(x);
 	if (!st)
 		st = load_nodes(x);
+	if (!st && !x->n)
+		st = dump_exists(x);
 	if (!st && !x->v8)
 		st = load_roots(x);
 	if (st) {
