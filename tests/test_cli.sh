@@ -171,6 +171,13 @@ check "heapdb-analyze gives what hprof2heapdb gave" test \
 check "heapdb-analyze again replaces the analysis" expect_rc 0 "$tools/$p" "$t/n.db"
 check "with the same rows" test "$(sqlite3 "$t/n.db" 'SELECT count(*) FROM node_analysis')" = \
 	"$(sqlite3 "$t/s.db" 'SELECT count(*) FROM node')"
+check "hprof2ndjson --analysis into ndjson2heapdb" sh -c \
+	"'$tools/hprof2ndjson' --analysis '$sample' - | '$tools/ndjson2heapdb' - '$t/na.db'"
+check "gives hprof2heapdb's node_analysis and dump_analysis" test \
+	"$(sqlite3 "$t/s.db" 'SELECT * FROM node_analysis; SELECT * FROM dump_analysis' | md5sum)" = \
+	"$(sqlite3 "$t/na.db" 'SELECT * FROM node_analysis; SELECT * FROM dump_analysis' | md5sum)"
+check "not a record table" test "$(sqlite3 "$t/na.db" \
+	"SELECT count(*) FROM record_types WHERE table_name = 'node_analysis'")" = 0
 check "a DDM database has no GC roots" sh -c "sqlite3 '$t/d.db' 'CREATE TABLE node(x); CREATE TABLE edge(y)'"
 check "heapdb-analyze refuses it (exit 1)" expect_rc 1 "$tools/$p" "$t/d.db"
 check "the error names what is missing" grep -q "hprof_gc_root" "$t/err"

@@ -1254,6 +1254,17 @@ hf_status hf_analysis_run(sqlite3 *db, const hf_analysis_options *opt, hf_analys
 			return hf_error_set(err, HF_ERR_FORMAT,
 			                    "not a heap database of an HPROF dump: no table %s", needed[t]);
 	char *msg = NULL;
+	/* A database made from NDJSON may hold the analysis's records as a
+	 * record table of that name: the analysis replaces it, declaration too. */
+	if (table_exists(db, "record_types") && table_exists(db, "type_fields") &&
+	    sqlite3_exec(db, "DELETE FROM type_fields WHERE type_class = 'record' AND type_name IN"
+	                     " (SELECT name FROM record_types WHERE table_name = 'node_analysis');"
+	                     "DELETE FROM record_types WHERE table_name = 'node_analysis';",
+	                 NULL, NULL, &msg) != SQLITE_OK) {
+		hf_status st = hf_error_set(err, HF_ERR_IO, "analysis: SQLite: %s", msg ? msg : "error");
+		sqlite3_free(msg);
+		return st;
+	}
 	if (sqlite3_exec(db, analysis_ddl, NULL, NULL, &msg) != SQLITE_OK) {
 		hf_status st = hf_error_set(err, HF_ERR_IO, "analysis: SQLite: %s", msg ? msg : "error");
 		sqlite3_free(msg);

@@ -69,6 +69,7 @@ typedef struct heapdb {
 	sqlite3 *db;
 	char *path, *tmp;
 	hf_heapdb_options opt;
+	int analysis_records;        /* heapfmt.node_analysis declared: computed, not copied */
 	sqlite3_stmt *ins_meta;
 	/* The writer thread (see "two threads" below). */
 	hf_queue queue;
@@ -286,6 +287,14 @@ static void table_for_record(const char *name, char *out, size_t size)
 	out[o] = 0;
 }
 
+static bool find_table(heapdb *w, const char *table)
+{
+	for (size_t i = 0; i < w->ntypes; i++)
+		if (w->types[i].cls == HF_TYPE_RECORD && !strcmp(w->types[i].table, table))
+			return true;
+	return false;
+}
+
 static db_type *find_type(heapdb *w, const hf_type *t)
 {
 	for (size_t i = 0; i < w->ntypes; i++)
@@ -481,6 +490,16 @@ static hf_status db_declare(hf_sink *s, const hf_type *t, hf_error *err)
 	hf_status qs = hf_queue_drain(&w->queue, err); /* w->types may move */
 	if (qs)
 		return qs;
+	/* The analysis's records (hprof2ndjson --analysis) have a form of their
+	 * own in a database, node_analysis and dump_analysis, as hprof2heapdb
+	 * writes them: computed again from the graph at the end (the same
+	 * analysis, so the same rows), the records dropped.  Only where the
+	 * analysis can run: the GC roots' type came first. */
+	if (t->cls == HF_TYPE_RECORD && !strcmp(t->name, hf_node_analysis_type.name) && find_table(w, "hprof_gc_root")) {
+		w->analysis_records = 1;
+		w->opt.analysis = 1;
+		return HF_OK;
+	}
 	char table[80];
 	if (t->cls == HF_TYPE_RECORD && !t->table)
 		table_for_record(t->name, table, sizeof table);
@@ -887,6 +906,8 @@ static hf_status db_record(hf_sink *s, const hf_record *r, hf_error *err)
 {
 	heapdb *w = s->impl;
 	db_type *d = find_type(w, r->type);
+	if (!d && w->analysis_records && !strcmp(r->type->name, hf_node_analysis_type.name))
+		return HF_OK;
 	if (!d || !d->insert)
 		return hf_error_set(err, HF_ERR_USAGE, "record type %s was not declared", r->type->name);
 	hf_status st = hf_queue_room(&w->queue, 1 + 4 + sizeof *r + q_values_size(d, r->values), err);
