@@ -10,7 +10,7 @@ typedef struct ddm_args {
 	hf_alloc_order order;
 	hf_ddm_shape shape;
 	uint32_t payload;
-	int lenient, salvage;
+	int strict, salvage;
 } ddm_args;
 
 /* The DDM readers' own options. */
@@ -48,8 +48,11 @@ static int ddm_option(void *ctx, int argc, char **argv, int *i)
 		}
 		if (c->shape == HF_DDM_SHAPE_AUTO)
 			c->shape = HF_DDM_SHAPE_PAYLOAD;
+	} else if (c->prog->stream && !strcmp(a, "--strict")) {
+		c->strict = 1;
 	} else if (c->prog->stream && !strcmp(a, "--lenient")) {
-		c->lenient = 1;
+		/* The default since unpaired series became warnings: accepted so
+		 * that old command lines still run. */
 	} else if (c->prog->stream && !strcmp(a, "--salvage")) {
 		c->salvage = 1;
 	} else {
@@ -75,7 +78,7 @@ static hf_status ddm_run(void *ctx, cli_run *r, hf_error *err)
 		o.shape = c->shape;
 		o.payload_type = c->payload;
 		o.order = c->order;
-		o.lenient = c->lenient;
+		o.strict = c->strict;
 		o.salvage = c->salvage;
 		o.source_name = r->in;
 		o.crtime = r->crtime;

@@ -11,7 +11,7 @@ static hf_status read_ddm(hf_input *in, hf_sink *sink, const uint8_t *data, size
 	hf_ddm_options_init(&opt);
 	/* The last byte picks the mode so every path is reachable. */
 	if (size) {
-		opt.lenient = data[size - 1] & 1;
+		opt.strict = data[size - 1] & 1;
 		opt.shape = (hf_ddm_shape)((data[size - 1] >> 1) & 3);
 		opt.salvage = (data[size - 1] >> 3) & 1;
 	}

@@ -152,7 +152,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		hf_ddm_options_init(&opt);
 		opt.crtime = "2000-01-01T00:00:00Z";
 		opt.max_chunk = 1 << 20;
-		opt.lenient = 1;
 		st = hf_ddm_read(in, sink, &opt, NULL, &err);
 	}
 	if (!st)

@@ -95,8 +95,8 @@ CREATE TABLE "ddm_heap_dump" (
   "dump" INTEGER,               -- series number, from 0
   "heap" INTEGER,               -- heap id from HPST/NHST
   "native" INTEGER,             -- 1 for a native heap (NHST..NHEN), 0 for the VM heap (HPST..HPEN)
-  "start_chunk" INTEGER,        -- index of the HPST/NHST chunk; absent when the series had none (--lenient)
-  "end_chunk" INTEGER,          -- index of the HPEN/NHEN chunk; absent when it never came (--lenient)
+  "start_chunk" INTEGER,        -- index of the HPST/NHST chunk; absent when the series had none (a capture started late)
+  "end_chunk" INTEGER,          -- index of the HPEN/NHEN chunk; absent when it never came (a capture stopped early)
   "segments" INTEGER,           -- number of HPSG/HPSO/NHSG chunks
   "runs" INTEGER,               -- number of runs (ddm.heap_run)
   "used_bytes" INTEGER,         -- bytes in runs that are not free

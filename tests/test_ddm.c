@@ -15,10 +15,19 @@
  *       process metadata; packet, ZLIB and zero-unit counts), the database
  *       agrees, and the queries run on it.
  *   With SCHEMA, every NDJSON line must validate against it.
- *   test_ddm bad TOOLS DDMGEN DESC TAG [LENIENT_OK]
+ *   test_ddm bad TOOLS DDMGEN DESC TAG
  *       the converter fails with exit 1 and one error line naming an offset
  *       and TAG, and leaves no output file (NDJSON nor database) behind;
- *       with LENIENT_OK = 1, --lenient converts it.
+ *       for a stream, --lenient changes nothing and --salvage keeps what
+ *       came before (exit 5, heapfmt.complete false, heapfmt.stopped_at the
+ *       error's offset).
+ *   test_ddm unpaired TOOLS DDMGEN DESC WARNING INCOMPLETE COMPLETE WARNINGS
+ *       a capture that starts or stops inside a heap series converts (exit
+ *       0, heapfmt.complete true) with WARNINGS warnings, the first starting
+ *       with WARNING ("offset N (TYPE)"), INCOMPLETE series written with
+ *       complete 0 and COMPLETE with 1, in the database too; --lenient gives
+ *       the same; --strict fails with exit 1 and one line starting with
+ *       WARNING, and leaves no output.
  *   test_ddm ddmlib TOOLS DDMGEN HARNESS.java DESC...
  *       where javac, java and Debian's ddmlib jar are present: ddmlib's own
  *       AllocationsParser, through HARNESS, reads the generated reports and
@@ -612,18 +621,35 @@ static int do_gen(const char *tools, const char *gen, const char *desc, const ch
 	return 0;
 }
 
-static int do_bad(const char *tools, const char *gen, const char *desc, const char *tag,
-                  int lenient_ok)
+/* The last error line's "offset N": N, or -1. */
+static long long err_offset(void)
 {
-	char bin[400], nd[400], db[400], cmd[2000];
-	snprintf(bin, sizeof bin, "%s/bad.bin", tmpdir);
-	snprintf(nd, sizeof nd, "%s/out.ndjson", tmpdir);
-	snprintf(db, sizeof db, "%s/out.db", tmpdir);
+	const char *p = strstr(errtext, "offset ");
+	return p ? atoll(p + 7) : -1;
+}
+
+/* ddmgen writes DESC into tmpdir/NAME (bin) and names out.ndjson (nd) and
+ * out.db (db) there; 0 when it worked. */
+static int gen_input(const char *gen, const char *desc, const char *name, char bin[400],
+                     char nd[400], char db[400])
+{
+	char cmd[1400];
+	snprintf(bin, 400, "%s/%s", tmpdir, name);
+	snprintf(nd, 400, "%s/out.ndjson", tmpdir);
+	snprintf(db, 400, "%s/out.db", tmpdir);
 	snprintf(cmd, sizeof cmd, "'%s' '%s' '%s'", gen, desc, bin);
 	if (run(cmd) != 0) {
 		CHECK(0, "ddmgen failed: %s", errtext);
 		return 1;
 	}
+	return 0;
+}
+
+static int do_bad(const char *tools, const char *gen, const char *desc, const char *tag)
+{
+	char bin[400], nd[400], db[400], cmd[2000];
+	if (gen_input(gen, desc, "bad.bin", bin, nd, db))
+		return 1;
 	const char *prog = desc_kind(desc) == 1 ? "alloc2" : "hpsg2";
 	const char *outs[2] = { nd, db };
 	for (int k = 0; k < 2; k++) {
@@ -648,11 +674,103 @@ static int do_bad(const char *tools, const char *gen, const char *desc, const ch
 	/* NDJSON to standard output fails the same way. */
 	snprintf(cmd, sizeof cmd, "'%s/%sndjson' '%s' > /dev/null", tools, prog, bin);
 	CHECK(run(cmd) == 1, "to stdout: %s", errtext);
-	if (lenient_ok) {
-		snprintf(cmd, sizeof cmd, "'%s/%sndjson' --lenient '%s' '%s'", tools, prog, bin, nd);
-		CHECK(run(cmd) == 0, "--lenient does not accept it: %s", errtext);
-		snprintf(cmd, sizeof cmd, "grep -q '\"key\":\"ddm.warning\"' '%s'", nd);
-		CHECK(run(cmd) == 0, "--lenient gave no warning");
+	long long at = err_offset();
+	if (desc_kind(desc) == 2) {
+		/* --lenient is a no-op: damage stays an error. */
+		snprintf(cmd, sizeof cmd, "ASAN_OPTIONS=\"${ASAN_OPTIONS:-}:allocator_may_return_null=1:"
+		         "max_allocation_size_mb=64\" '%s/hpsg2ndjson' --lenient '%s' '%s'", tools, bin, nd);
+		CHECK(run(cmd) == 1, "--lenient: %s", errtext);
+		CHECK(!exists(nd), "--lenient left %s", nd);
+		snprintf(cmd, sizeof cmd, "ASAN_OPTIONS=\"${ASAN_OPTIONS:-}:allocator_may_return_null=1:"
+		         "max_allocation_size_mb=64\" '%s/hpsg2ndjson' --salvage '%s' '%s'", tools, bin, nd);
+		CHECK(run(cmd) == 5, "--salvage: %s", errtext);
+		out o;
+		load(nd, &o);
+		CHECK_STR(meta1(&o, "heapfmt.complete"), "false", "complete after --salvage");
+		const char *sa = meta1(&o, "heapfmt.stopped_at");
+		CHECK(sa && atoll(sa) == at, "heapfmt.stopped_at %s, the error said %lld", sa ? sa : "?", at);
+		out_free(&o);
+	}
+	return 0;
+}
+
+static long long db_count_where(const char *dbpath, const char *sql)
+{
+	sqlite3 *db;
+	long long n = -1;
+	if (sqlite3_open_v2(dbpath, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK) {
+		sqlite3_stmt *st;
+		if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+			n = sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+	}
+	sqlite3_close(db);
+	return n;
+}
+
+/* A series cut by the start or the end of the capture (ddm-stream.md 7.7). */
+static int do_unpaired(const char *tools, const char *gen, const char *desc, const char *warning,
+                       long long incomplete, long long complete, long long warnings)
+{
+	char bin[400], nd[400], nd2[400], db[400], cmd[4000];
+	if (gen_input(gen, desc, "in.bin", bin, nd, db))
+		return 1;
+	snprintf(nd2, sizeof nd2, "%s/lenient.ndjson", tmpdir);
+	snprintf(cmd, sizeof cmd, "'%s/hpsg2ndjson' '%s' '%s'", tools, bin, nd);
+	CHECK(run(cmd) == 0, "hpsg2ndjson: %s", errtext);
+	CHECK(errtext[0] == 0, "a warning is not an error line: %s", errtext);
+	out o;
+	load(nd, &o);
+	CHECK_STR(meta1(&o, "heapfmt.complete"), "true", "heapfmt.complete");
+	CHECK(!meta1(&o, "heapfmt.stopped_at"), "heapfmt.stopped_at without damage");
+	const char *w = meta1(&o, "ddm.warnings");
+	CHECK(w && atoll(w) == warnings, "ddm.warnings %s, expected %lld", w ? w : "?", warnings);
+	json_t *wl = json_object_get(o.meta, "ddm.warning");
+	const char *first = json_string_value(json_array_get(wl, 0));
+	CHECK_EQ_U(json_array_size(wl), warnings, "ddm.warning lines");
+	CHECK(first && !strncmp(first, warning, strlen(warning)), "first warning \"%s\", expected \"%s...\"",
+	      first ? first : "(none)", warning);
+	long long inc = 0, com = 0;
+	for (size_t i = 0; i < json_array_size(o.dumps); i++) {
+		json_t *d = json_array_get(o.dumps, i);
+		int has_start = json_object_get(d, "start_chunk") != NULL;
+		int has_end = json_object_get(d, "end_chunk") != NULL;
+		CHECK_EQ_U(ji(d, "complete"), has_start && has_end, "complete = start and end known");
+		long long segs = 0;
+		for (size_t k = 0; k < json_array_size(o.segments); k++)
+			segs += ji(json_array_get(o.segments, k), "dump") == ji(d, "dump");
+		CHECK_EQ_U(ji(d, "segments"), segs, "segments of the series");
+		if (ji(d, "complete") == 1)
+			com++;
+		else
+			inc++;
+	}
+	CHECK_EQ_U(inc, incomplete, "incomplete series");
+	CHECK_EQ_U(com, complete, "complete series");
+	snprintf(cmd, sizeof cmd, "'%s/hpsg2heapdb' '%s' '%s'", tools, bin, db);
+	CHECK(run(cmd) == 0, "hpsg2heapdb: %s", errtext);
+	CHECK_EQ_U(db_count_where(db, "SELECT count(*) FROM ddm_heap_dump WHERE complete = 0"), incomplete,
+	           "incomplete series in SQLite");
+	CHECK_EQ_U(db_count_where(db, "SELECT count(*) FROM ddm_heap_dump WHERE complete = 1"), complete,
+	           "complete series in SQLite");
+	out_free(&o);
+	/* --lenient, kept for old command lines, gives the same lines. */
+	snprintf(cmd, sizeof cmd, "'%s/hpsg2ndjson' --lenient '%s' '%s'", tools, bin, nd2);
+	CHECK(run(cmd) == 0, "--lenient: %s", errtext);
+	snprintf(cmd, sizeof cmd, "grep -v '\"crtime\"' '%s' > '%s.a' && grep -v '\"crtime\"' '%s' > '%s.b' && "
+	         "cmp -s '%s.a' '%s.b'", nd, nd, nd2, nd2, nd, nd2);
+	CHECK(run(cmd) == 0, "--lenient gives other output");
+	/* --strict: the first warning is the error. */
+	for (int k = 0; k < 2; k++) {
+		const char *o_path = k ? db : nd;
+		remove(o_path);
+		snprintf(cmd, sizeof cmd, "'%s/hpsg2%s' --strict '%s' '%s'", tools, k ? "heapdb" : "ndjson",
+		         bin, o_path);
+		CHECK(run(cmd) == 1, "--strict: exit is not 1: %s", errtext);
+		const char *colon = strstr(errtext, ": offset ");
+		CHECK(colon && !strncmp(colon + 2, warning, strlen(warning)), "--strict error: %s", errtext);
+		CHECK(strchr(errtext, '\n') == errtext + strlen(errtext) - 1, "one line: %s", errtext);
+		CHECK(!exists(o_path), "--strict left %s", o_path);
 	}
 	return 0;
 }
@@ -772,8 +890,11 @@ int main(int argc, char **argv)
 		rc = do_corpus(argv[2], argv[3], argv[4], argv[5]);
 	else if (!strcmp(mode, "gen") && argc == 6)
 		rc = do_gen(argv[2], argv[3], argv[4], argv[5]);
-	else if (!strcmp(mode, "bad") && (argc == 6 || argc == 7))
-		rc = do_bad(argv[2], argv[3], argv[4], argv[5], argc == 7 && !strcmp(argv[6], "1"));
+	else if (!strcmp(mode, "bad") && argc == 6)
+		rc = do_bad(argv[2], argv[3], argv[4], argv[5]);
+	else if (!strcmp(mode, "unpaired") && argc == 9)
+		rc = do_unpaired(argv[2], argv[3], argv[4], argv[5], atoll(argv[6]), atoll(argv[7]),
+		                 atoll(argv[8]));
 	else if (!strcmp(mode, "ddmlib") && argc >= 6)
 		rc = do_ddmlib(argv[2], argv[3], argv[4], argc - 5, argv + 5);
 	else

@@ -54,11 +54,14 @@
  *     out of the runs, counted in zero_unit_pairs and reported as a warning.
  *     Any other excess ("runs overrunning the declared length") or shortfall
  *     is an error.
- *   - HPST/HPEN (and NHST/NHEN) pair by heap id; a segment must fall inside
- *     an open series of its kind.  An unpaired start or end, a segment
- *     outside a series, a series still open at the end, and a capture that
- *     ends inside a packet or chunk are errors, or with the lenient option
- *     warnings (the series is then written with complete = 0).
+ *   - HPST/HPEN (and NHST/NHEN) pair by heap id; a segment belongs to the
+ *     open series of its kind.  An unpaired start or end, a segment outside
+ *     a series and a series still open at the end are warnings, and the
+ *     series is written with complete = 0 (section 7 item 7: "reportable,
+ *     not fatal"; a capture of a live process starts and stops where it
+ *     will); the strict option makes them errors.  A capture that ends
+ *     inside a packet or chunk is an error (section 7 item 2: "report,
+ *     stop"); salvage keeps what came before it.
  *   - Kinds 6 (unknown) and 7 (native) in HPSG are the VMs' error markers and
  *     are kept.  Bit 6 of the state (unused) is ignored.
  */
@@ -128,7 +131,7 @@ typedef struct stream {
 	hf_buf unknown_list;
 	int zlib;                /* decoding an inflated payload */
 	uint64_t zlib_off;       /* its ZLIB chunk header offset */
-	int stop;                /* lenient: the capture was cut short */
+	int stop;                /* salvage: the reader stopped at the damage */
 	uint64_t last_progress;
 	int bit6_warned;
 	int payload_mode;        /* shape payload: a lone segment is its own series */
@@ -191,7 +194,8 @@ static hf_status cwarn(stream *s, uint32_t type, uint64_t base, uint64_t rel, co
 	return ddm_warn(&s->c, off, tag, "%s%s", prefix, msg);
 }
 
-/* A problem the lenient option turns into a warning. */
+/* An unpaired series start or end, or a segment outside a series: a
+ * warning (section 7 item 7), an error with the strict option. */
 static hf_status unpaired(stream *s, uint32_t type, uint64_t base, const char *fmt, ...)
 #if defined(__GNUC__)
 	__attribute__((format(printf, 4, 5)))
@@ -204,9 +208,9 @@ static hf_status unpaired(stream *s, uint32_t type, uint64_t base, const char *f
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	if (s->opt->lenient || s->stats->incomplete)
+	if (!s->opt->strict || s->stats->incomplete)
 		return cwarn(s, type, base, 0, "%s", msg);
-	return cfail(s, HF_ERR_FORMAT, type, base, 0, "%s (--lenient accepts this)", msg);
+	return cfail(s, HF_ERR_FORMAT, type, base, 0, "%s (an error under --strict)", msg);
 }
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -940,16 +944,10 @@ static hf_status stream_chunk(stream *s, uint32_t type, uint64_t len, uint64_t h
 		uint64_t skipped;
 		if ((st = hf_input_skip(s->in, len, &skipped, s->err)))
 			return st;
-		if (skipped < len) {
-			if (s->opt->lenient) {
-				s->stop = 1;
-				return ddm_warn(&s->c, hdr_off, tn, "the capture ends inside the chunk (%" PRIu64
-				                " of %" PRIu64 " bytes)", skipped, len);
-			}
+		if (skipped < len)
 			return hf_error_at(s->err, HF_ERR_TRUNCATED, hdr_off, tn,
 			                   "chunk length %" PRIu64 " is past the end of the input (%" PRIu64
 			                   " bytes left)", len, skipped);
-		}
 		return HF_OK;
 	}
 	if (len > s->max_chunk)
@@ -960,16 +958,10 @@ static hf_status stream_chunk(stream *s, uint32_t type, uint64_t len, uint64_t h
 	uint64_t got;
 	if ((st = ddm_take(s->in, len, &s->payload, &p, &got, s->err)))
 		return st;
-	if (got < len) {
-		if (s->opt->lenient) {
-			s->stop = 1;
-			return ddm_warn(&s->c, hdr_off, tn, "the capture ends inside the chunk (%" PRIu64
-			                " of %" PRIu64 " bytes)", got, len);
-		}
+	if (got < len)
 		return hf_error_at(s->err, HF_ERR_TRUNCATED, hdr_off + 4, tn,
 		                   "chunk length %" PRIu64 " is past the end of the input (%" PRIu64
 		                   " bytes left)", len, got);
-	}
 	/* The payload view stays valid: handle() does not touch the input. */
 	return handle(s, type, p, (size_t)len, base, hdr_off, pk);
 }
@@ -993,11 +985,6 @@ static int chunk_like(const uint8_t *p)
 static hf_status truncated(stream *s, uint64_t off, const char *tag, const char *what,
                            size_t have, size_t want)
 {
-	if (s->opt->lenient) {
-		s->stop = 1;
-		return ddm_warn(&s->c, off, tag, "the capture ends inside %s (%zu of %zu bytes)", what,
-		                have, want);
-	}
 	return hf_error_at(s->err, HF_ERR_TRUNCATED, off, tag,
 	                   "the input ends inside %s (%zu of %zu bytes)", what, have, want);
 }
@@ -1225,10 +1212,11 @@ void hf_ddm_options_init(hf_ddm_options *opt)
 	memset(opt, 0, sizeof *opt);
 }
 
-static hf_status trailer(stream *s)
+/* Series still open at the end: written incomplete, with a warning (an
+ * error under strict, which salvage can then keep). */
+static hf_status end_series(stream *s)
 {
 	hf_status st;
-	/* Series still open at the end. */
 	while (s->nopen) {
 		series *x = &s->open[0];
 		if ((st = unpaired(s, x->native ? T_NHST : T_HPST, hf_input_offset(s->in),
@@ -1238,6 +1226,14 @@ static hf_status trailer(stream *s)
 		if ((st = close_series(s, x, -1)))
 			return st;
 	}
+	return HF_OK;
+}
+
+static hf_status trailer(stream *s)
+{
+	hf_status st;
+	if ((st = end_series(s)))
+		return st;
 	hf_buf list;
 	hf_buf_init(&list);
 	for (size_t i = 0; i < s->ncounts; i++) {
@@ -1332,6 +1328,8 @@ hf_status hf_ddm_read(hf_input *in, hf_sink *sink, const hf_ddm_options *opt,
 		st = read_chunks(s);
 	else
 		st = read_payload(s);
+	if (!st)
+		st = end_series(s);
 	if (st && opt->salvage && st != HF_ERR_NOMEM && st != HF_ERR_IO && st != HF_ERR_USAGE) {
 		/* Keep what came before the damage: the open series end
 		 * incomplete, and the trailer says where the reader stopped. */

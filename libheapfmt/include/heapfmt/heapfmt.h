@@ -354,8 +354,9 @@ typedef struct hf_ddm_options {
 	hf_ddm_shape shape;
 	uint32_t payload_type;   /* shape PAYLOAD: chunk type ('HPSG' ...); 0 = guess */
 	hf_alloc_order order;    /* for REAL reports in the stream */
-	int lenient;             /* warn instead of failing on a capture cut short,
-	                          * unpaired HPST/HPEN, segments outside a series */
+	int lenient;             /* ignored (kept for source compatibility): an
+	                          * unpaired HPST/HPEN or a segment outside a series
+	                          * is a warning unless strict is set */
 	uint64_t max_chunk;      /* largest chunk payload decoded, also after
 	                          * inflating a ZLIB chunk (0 = 1 GiB) */
 	const char *source_name; /* metadata target_file; NULL = input name */
@@ -365,6 +366,9 @@ typedef struct hf_ddm_options {
 	void *progress_ctx;
 	int salvage;             /* on damaged input keep what came before: open
 	                          * series end incomplete (see stats) */
+	int strict;              /* an unpaired HPST/HPEN (NHST/NHEN), a segment
+	                          * outside a series or a series still open at the
+	                          * end is an error, not a warning */
 } hf_ddm_options;
 
 HF_API void hf_ddm_options_init(hf_ddm_options *opt);
