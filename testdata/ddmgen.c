@@ -38,6 +38,8 @@
  *   endsegment
  *   request type=TYPE [byte=N]                  a host request (and an empty reply)
  *   debugger                                    a debugger's command and its reply
+ *   reply bytes=N error=N                       a reply to a command the capture
+ *                                                missed (a debugger's): N bytes of data
  *   raw type=TYPE bytes=N                        an unknown chunk of N bytes
  *   compress on|off [declared=+N]               ZLIB-wrap the following chunks
  *   packet begin|end                            put the chunks between in one packet
@@ -771,6 +773,16 @@ static void stream_directive(const line *l)
 			u4(&out, 0);
 			packet_close();
 			other_packets += 3;
+		}
+	} else if (!strcmp(c, "reply")) {
+		if (shape == SH_JDWP) {
+			/* Data like IDSizes' (u4 8 ...): nothing that reads as a chunk. */
+			unsigned err = (unsigned)num(l, "error", 0);
+			packet_header(dbg_id++, 0x80, err >> 8, err & 0xFF);
+			for (long long i = num(l, "bytes", 0); i > 0; i--)
+				u1(&out, i % 4 == 1 ? 8 : 0);
+			packet_close();
+			other_packets++;
 		}
 	} else if (!strcmp(c, "raw")) {
 		long long n = num(l, "bytes", 4);

@@ -1136,6 +1136,48 @@ static hf_status read_jdwp(stream *s)
 	return HF_OK;
 }
 
+/* How much of the input sniff() looks at: room for a few packet or chunk
+ * headers after the first. */
+#define SNIFF_WINDOW ((size_t)64 << 10)
+
+/* A header at h: whether it reads as one, and the length of its packet or
+ * chunk, header included. */
+typedef int (*sniff_header)(const uint8_t *h, uint64_t *total);
+
+static int jdwp_header(const uint8_t *h, uint64_t *total)
+{
+	*total = hf_be32(h);
+	return *total >= 11 && (h[8] == 0x00 || h[8] == 0x80);
+}
+
+enum { CHAIN_NO, CHAIN_MAYBE, CHAIN_YES };
+
+/* Walks the first few headers of hlen bytes in p[0..avail): each must read
+ * as one, and each packet or chunk must end exactly where the next header
+ * starts or where the buffered bytes end.  end: the input's size (0 if not
+ * known).  YES: two or more headers chained, or the ones seen end exactly
+ * at the end of the buffered bytes; NO: the first header does not read as
+ * one, or its length runs past the end of the input; MAYBE: only the first
+ * header could be told (what follows it is past the buffered bytes, cut or
+ * not a header). */
+static int header_chain(const uint8_t *p, size_t avail, uint64_t end, size_t hlen,
+                        sniff_header hdr)
+{
+	uint64_t pos = 0, total;
+	int n = 0;
+	while (n < 4) {
+		if (pos == avail)
+			return n ? CHAIN_YES : CHAIN_NO;
+		if (avail - pos < hlen || !hdr(p + pos, &total) || (end && total > end - pos))
+			break;
+		n++;
+		pos += total;
+		if (pos > avail)
+			break;
+	}
+	return n >= 2 ? CHAIN_YES : n ? CHAIN_MAYBE : CHAIN_NO;
+}
+
 /* Guesses the chunk type of a bare payload. */
 static uint32_t guess_payload(const uint8_t *p, size_t n)
 {
@@ -1183,26 +1225,32 @@ static hf_ddm_shape sniff(stream *s, hf_status *st)
 {
 	const uint8_t *p;
 	size_t avail;
-	*st = hf_input_peek(s->in, 19, &p, &avail, s->err);
+	*st = hf_input_peek(s->in, SNIFF_WINDOW, &p, &avail, s->err);
 	if (*st)
 		return HF_DDM_SHAPE_AUTO;
+	uint64_t end = avail < SNIFF_WINDOW ? avail : hf_input_size(s->in);
 	if (avail >= 14 && !memcmp(p, HANDSHAKE, 14))
 		return HF_DDM_SHAPE_JDWP;
 	if (avail >= 8 && chunk_like(p))
 		return HF_DDM_SHAPE_CHUNKS;
 	if (avail >= 11) {
+		/* Packets without the handshake: their headers chain. */
+		int chain = header_chain(p, avail, end, 11, jdwp_header);
+		if (chain == CHAIN_YES)
+			return HF_DDM_SHAPE_JDWP;
+		/* One packet longer than what is buffered: by its header. */
 		uint32_t len = hf_be32(p);
 		unsigned flags = p[8], cs = p[9], cmd = p[10];
-		uint64_t size = hf_input_size(s->in);
-		int fits = len >= 11 && (!size || len <= size);
-		if (fits && flags == 0 && cs == 0xC7 && cmd == 1)
-			return HF_DDM_SHAPE_JDWP;
-		if (fits && flags == 0x80 && (len == 11 || (avail >= 19 && chunk_like(p + 11))))
-			return HF_DDM_SHAPE_JDWP;
-		/* A debugger's command first: a standard JDWP command set. */
-		if (fits && flags == 0 && ((cs >= 1 && cs <= 18) || cs == 64) && cmd >= 1 &&
-		    len < (1u << 20))
-			return HF_DDM_SHAPE_JDWP;
+		if (chain == CHAIN_MAYBE) {
+			if (flags == 0 && cs == 0xC7 && cmd == 1)
+				return HF_DDM_SHAPE_JDWP;
+			if (flags == 0x80 && avail >= 19 && chunk_like(p + 11))
+				return HF_DDM_SHAPE_JDWP;
+			/* A debugger's command first: a standard JDWP command set. */
+			if (flags == 0 && ((cs >= 1 && cs <= 18) || cs == 64) && cmd >= 1 &&
+			    len < (1u << 20))
+				return HF_DDM_SHAPE_JDWP;
+		}
 	}
 	return HF_DDM_SHAPE_PAYLOAD;
 }
