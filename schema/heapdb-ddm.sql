@@ -18,7 +18,7 @@
 CREATE TABLE "ddm_alloc_report" (
   "report" INTEGER,              -- report number in the input, from 0
   "chunk" INTEGER,               -- index of the REAL chunk it came in (ddm.chunk); absent for a bare .alloc file
-  "offset" INTEGER,              -- input offset of the report's first byte
+  "offset" INTEGER,              -- input offset of the report's first byte; in a ZLIB chunk, the ZLIB chunk header's
   "header_length" INTEGER,       -- message header length as written (15)
   "entry_header_length" INTEGER, -- entry header length as written (9)
   "frame_length" INTEGER,        -- stack frame length as written (8)

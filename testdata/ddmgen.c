@@ -523,6 +523,7 @@ static size_t packet_at;
 static uint32_t vm_id = 0x10000000, host_id = 0x40000000, dbg_id = 0x00000100;
 static int payload_written;
 static int zlib_chunks, other_packets;
+static size_t last_chunk_at; /* offset of the last chunk header written */
 
 static void packet_header(uint32_t id, unsigned flags, unsigned a, unsigned b)
 {
@@ -563,6 +564,7 @@ static void chunk(const char *type, const bytes *payload, uint32_t reply_to)
 		free(z.d);
 		return;
 	}
+	last_chunk_at = out.n + (shape == SH_JDWP && !in_packet ? 11 : 0);
 	put(&c, t, 4);
 	u4(&c, (uint32_t)(pl->n + (size_t)lenfix));
 	lenfix = 0;
@@ -866,7 +868,10 @@ int main(int argc, char **argv)
 			random_allocs(&l);
 		} else if (!strcmp(l.cmd, "endreport")) {
 			bytes r = { 0 };
+			int report = n_reports, zlib = kind != 1 && compress_on;
+			long long trailing = rep.trailing; /* encode_report() clears rep */
 			encode_report(&r);
+			size_t at = 0;
 			if (kind == 1)
 				put(&out, r.d, r.n);
 			else {
@@ -876,7 +881,20 @@ int main(int argc, char **argv)
 					id = request("REAL", &q);
 				}
 				chunk("REAL", &r, id);
+				/* The report's offset: its payload's, or the ZLIB chunk's. */
+				at = shape == SH_PAYLOAD ? 0 : zlib ? last_chunk_at : last_chunk_at + 8;
 			}
+			/* Where the reader must say the trailing bytes are. */
+			char where[96] = "";
+			size_t tables_end = r.n - (size_t)trailing;
+			if (zlib)
+				snprintf(where, sizeof where, "offset %zu (ZLIB/REAL/string tables): byte %zu of "
+				         "the inflated payload: ", at, tables_end);
+			else
+				snprintf(where, sizeof where, "offset %zu (REAL/string tables): ", at + tables_end);
+			ex_item("{\"what\":\"report_at\",\"report\":%d,\"offset\":%zu,\"warning\":\"%s%lld "
+			        "bytes after the third string table ignored\"}", report, at,
+			        trailing ? where : "", trailing);
 			free(r.d);
 		} else if (!strcmp(l.cmd, "cut")) {
 			cut = num(&l, "bytes", 1);

@@ -326,7 +326,8 @@ hf_status ddm_alloc_report(ddm_ctx *c, const uint8_t *p, size_t n, uint64_t base
 	ddm_val_u(&c->vals[0], report_no);
 	if (chunk >= 0)
 		ddm_val_i(&c->vals[1], chunk);
-	ddm_val_u(&c->vals[2], base);
+	/* In a ZLIB chunk, base is in the inflated bytes: the chunk's offset. */
+	ddm_val_u(&c->vals[2], c->inflated ? c->zlib_off : base);
 	ddm_val_u(&c->vals[3], r.hl);
 	ddm_val_u(&c->vals[4], r.ehl);
 	ddm_val_u(&c->vals[5], r.fl);

@@ -24,7 +24,7 @@
 static const hf_field alloc_report_fields[] = {
 	{ "report", HF_FIELD_INT, "report number in the input, from 0", 1 },
 	{ "chunk", HF_FIELD_INT, "index of the REAL chunk it came in (ddm.chunk); absent for a bare .alloc file", 0 },
-	{ "offset", HF_FIELD_INT, "input offset of the report's first byte", 0 },
+	{ "offset", HF_FIELD_INT, "input offset of the report's first byte; in a ZLIB chunk, the ZLIB chunk header's", 0 },
 	{ "header_length", HF_FIELD_INT, "message header length as written (15)", 0 },
 	{ "entry_header_length", HF_FIELD_INT, "entry header length as written (9)", 0 },
 	{ "frame_length", HF_FIELD_INT, "stack frame length as written (8)", 0 },
@@ -300,7 +300,11 @@ hf_status ddm_warn(ddm_ctx *c, uint64_t off, const char *tag, const char *fmt, .
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	snprintf(line, sizeof line, "offset %" PRIu64 " (%s): %s", off, tag, msg);
+	if (c->inflated)
+		snprintf(line, sizeof line, "offset %" PRIu64 " (ZLIB/%s): byte %" PRIu64
+		         " of the inflated payload: %s", c->zlib_off, tag, off, msg);
+	else
+		snprintf(line, sizeof line, "offset %" PRIu64 " (%s): %s", off, tag, msg);
 	return ddm_meta(c, c->warn_key, line);
 }
 

@@ -44,6 +44,11 @@ typedef struct ddm_ctx {
 	hf_alloc_order order;   /* option */
 	int vm_dalvik;          /* -1 unknown, 1 HELO said Dalvik v1.x, 0 said ART */
 	uint64_t max_size;
+	/* While the inflated payload of a ZLIB chunk is decoded (offsets are
+	 * then into the inflated bytes): the chunk header's offset, where
+	 * warnings and the allocation report's offset point. */
+	int inflated;
+	uint64_t zlib_off;
 
 	hf_map str_map;         /* hash -> first ddm_str index */
 	ddm_str *strs;

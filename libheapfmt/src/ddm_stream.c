@@ -129,8 +129,6 @@ typedef struct stream {
 	type_count counts[128];
 	size_t ncounts;
 	hf_buf unknown_list;
-	int zlib;                /* decoding an inflated payload */
-	uint64_t zlib_off;       /* its ZLIB chunk header offset */
 	int stop;                /* salvage: the reader stopped at the damage */
 	uint64_t last_progress;
 	int bit6_warned;
@@ -149,13 +147,13 @@ static uint64_t place(const stream *s, uint32_t type, uint64_t base, uint64_t re
 	char tn[5];
 	ddm_type_name(type, tn);
 	prefix[0] = 0;
-	if (!s->zlib) {
+	if (!s->c.inflated) {
 		snprintf(tag, 48, "%s", tn);
 		return base + rel;
 	}
 	snprintf(tag, 48, "ZLIB/%s", tn);
 	snprintf(prefix, 64, "byte %" PRIu64 " of the inflated payload: ", rel);
-	return s->zlib_off;
+	return s->c.zlib_off;
 }
 
 /* An error at relative offset rel of a chunk payload. */
@@ -177,7 +175,8 @@ static hf_status cfail(stream *s, hf_status st, uint32_t type, uint64_t base, ui
 	return hf_error_at(s->err, st, off, tag, "%s%s", prefix, msg);
 }
 
-/* A warning at relative offset rel of a chunk payload. */
+/* A warning at relative offset rel of a chunk payload (ddm_warn points one
+ * in an inflated payload at its ZLIB chunk). */
 static hf_status cwarn(stream *s, uint32_t type, uint64_t base, uint64_t rel, const char *fmt, ...)
 #if defined(__GNUC__)
 	__attribute__((format(printf, 5, 6)))
@@ -185,13 +184,13 @@ static hf_status cwarn(stream *s, uint32_t type, uint64_t base, uint64_t rel, co
 	;
 static hf_status cwarn(stream *s, uint32_t type, uint64_t base, uint64_t rel, const char *fmt, ...)
 {
-	char tag[48], prefix[64], msg[300];
+	char msg[300], tn[5];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	uint64_t off = place(s, type, base, rel, tag, prefix);
-	return ddm_warn(&s->c, off, tag, "%s%s", prefix, msg);
+	ddm_type_name(type, tn);
+	return ddm_warn(&s->c, base + rel, tn, "%s", msg);
 }
 
 /* An unpaired series start or end, or a segment outside a series: a
@@ -775,7 +774,7 @@ static hf_status handle(stream *s, uint32_t type, const uint8_t *p, size_t n, ui
 static hf_status do_zlib(stream *s, const uint8_t *p, size_t n, uint64_t base, uint64_t hdr_off,
                          const pkt_info *pk)
 {
-	if (s->zlib)
+	if (s->c.inflated)
 		return cfail(s, HF_ERR_FORMAT, T_ZLIB, base, 0, "a ZLIB chunk inside a ZLIB chunk");
 	if (n < 8)
 		return cfail(s, HF_ERR_TRUNCATED, T_ZLIB, base, 0,
@@ -833,10 +832,10 @@ static hf_status do_zlib(stream *s, const uint8_t *p, size_t n, uint64_t base, u
 	                             "%zu bytes after the end of the deflate data ignored", dn - used)))
 		return st;
 	s->stats->zlib_chunks++;
-	s->zlib = 1;
-	s->zlib_off = hdr_off;
+	s->c.inflated = 1;
+	s->c.zlib_off = hdr_off;
 	st = handle(s, inner, s->inflated.data, (size_t)got, 0, hdr_off, pk);
-	s->zlib = 0;
+	s->c.inflated = 0;
 	return st;
 }
 
@@ -865,7 +864,7 @@ static hf_status handle(stream *s, uint32_t type, const uint8_t *p, size_t n, ui
 		ddm_val_u(&c->vals[5], pk->id);
 		ddm_val_i(&c->vals[6], pk->reply);
 	}
-	ddm_val_i(&c->vals[7], s->zlib);
+	ddm_val_i(&c->vals[7], s->c.inflated);
 	ddm_val_s(&c->vals[8], status, strlen(status));
 	if ((st = ddm_record(c, &ddm_rec_chunk)))
 		return st;
@@ -914,12 +913,12 @@ static hf_status handle(stream *s, uint32_t type, const uint8_t *p, size_t n, ui
 	case T_HPSG: case T_HPSO: case T_NHSG: return do_segment(s, type, p, n, base, chunk);
 	case T_REAL:
 		st = ddm_alloc_report(c, p, n, base, (int64_t)chunk);
-		if (st && s->zlib && s->err->has_offset) {
+		if (st && s->c.inflated && s->err->has_offset) {
 			/* Offsets inside inflated bytes are not input offsets. */
 			char msg[sizeof s->err->message], tag[sizeof s->err->tag + 8];
 			snprintf(msg, sizeof msg, "%s", s->err->message);
 			snprintf(tag, sizeof tag, "ZLIB/%.40s", s->err->tag);
-			hf_error_at(s->err, st, s->zlib_off, tag, "byte %" PRIu64 " of the inflated payload: %s",
+			hf_error_at(s->err, st, s->c.zlib_off, tag, "byte %" PRIu64 " of the inflated payload: %s",
 			            s->err->offset, msg);
 		}
 		return st;
