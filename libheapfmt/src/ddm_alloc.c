@@ -448,19 +448,23 @@ hf_status hf_alloc_read(hf_input *in, hf_sink *sink, const hf_alloc_options *opt
 	/* The string tables come after the entries: the report is read whole. */
 	if ((st = ddm_read_all(in, max, &all, "REAL", err)))
 		goto out;
-	/* A report starts with its header length (15): never with four
-	 * letters or digits, as a DDM chunk or the JDWP handshake does. */
-	const char *hint = stream_hint(all.data ? all.data : (const uint8_t *)"", all.len);
-	if (*hint) {
-		st = hf_error_at(err, HF_ERR_FORMAT, 0, "REAL/header", "not an allocation report%s",
-		                 hint);
-		goto out;
-	}
+	const uint8_t *data = all.data ? all.data : (const uint8_t *)"";
 	const char *source = opt->source_name ? opt->source_name : hf_input_name(in);
 	if ((st = ddm_begin(&c, "ddm-alloc", source, opt->crtime, opt->generator)))
 		goto out;
-	if ((st = ddm_alloc_report(&c, all.data ? all.data : (const uint8_t *)"", all.len, 0, -1)))
+	if ((st = ddm_alloc_report(&c, data, all.len, 0, -1))) {
+		/* A report usually starts with its header length (15), but one of
+		 * 0x41 or more starts with letters as a DDM chunk does: the hint
+		 * comes only once the bytes have failed as a report. */
+		const char *hint = stream_hint(data, all.len);
+		if (*hint && st != HF_ERR_NOMEM && st != HF_ERR_IO) {
+			char msg[sizeof err->message + 80];
+			hf_error_format(err, msg, sizeof msg);
+			st = hf_error_at(err, st, 0, "REAL/header", "not an allocation report%s; as one, %s",
+			                 hint, msg);
+		}
 		goto out;
+	}
 	if ((st = ddm_meta_u(&c, "ddm.warnings", c.warnings)))
 		goto out;
 	st = ddm_meta(&c, "heapfmt.complete", "true");

@@ -1149,6 +1149,12 @@ static int jdwp_header(const uint8_t *h, uint64_t *total)
 	return *total >= 11 && (h[8] == 0x00 || h[8] == 0x80);
 }
 
+static int chunk_header(const uint8_t *h, uint64_t *total)
+{
+	*total = 8 + (uint64_t)hf_be32(h + 4);
+	return chunk_like(h);
+}
+
 enum { CHAIN_NO, CHAIN_MAYBE, CHAIN_YES };
 
 /* Walks the first few headers of hlen bytes in p[0..avail): each must read
@@ -1177,14 +1183,38 @@ static int header_chain(const uint8_t *p, size_t avail, uint64_t end, size_t hle
 	return n >= 2 ? CHAIN_YES : n ? CHAIN_MAYBE : CHAIN_NO;
 }
 
+/* An allocation report by ddm-alloc.md section 5: header length >= 15,
+ * entry header length >= 9, frame length >= 8, string offset between the
+ * header length and the end of the input (end; 0 if not known); and, when
+ * all of the input is in p[0..avail) (whole), the three string tables fit in
+ * it. */
+static int real_like(const uint8_t *p, size_t avail, uint64_t end, int whole)
+{
+	if (avail < 15 || p[0] < 15 || p[1] < 9 || p[2] < 8)
+		return 0;
+	uint64_t soff = hf_be32(p + 5);
+	if (soff < p[0] || (end && soff > end))
+		return 0;
+	if (!whole)
+		return 1;
+	uint64_t pos = soff;
+	for (int t = 0; t < 3; t++)
+		for (uint32_t i = hf_be16(p + 9 + 2 * t); i > 0; i--) {
+			if (pos > avail || avail - pos < 4)
+				return 0;
+			uint64_t units = hf_be32(p + pos);
+			if (units * 2 > avail - pos - 4)
+				return 0;
+			pos += 4 + units * 2;
+		}
+	return 1;
+}
+
 /* Guesses the chunk type of a bare payload. */
 static uint32_t guess_payload(const uint8_t *p, size_t n)
 {
-	if (n >= 15 && p[0] >= 15 && p[1] >= 9 && p[2] >= 8) {
-		uint32_t soff = hf_be32(p + 5);
-		if (soff >= p[0] && soff <= n)
-			return T_REAL;
-	}
+	if (real_like(p, n, n, 0))
+		return T_REAL;
 	if (n >= 17 && p[4] != 0 && (n - 17) % 2 == 0)
 		return T_HPSG;
 	if (n >= 4 && 4 + (uint64_t)hf_be32(p) * 29 == n)
@@ -1227,10 +1257,15 @@ static hf_ddm_shape sniff(stream *s, hf_status *st)
 	*st = hf_input_peek(s->in, SNIFF_WINDOW, &p, &avail, s->err);
 	if (*st)
 		return HF_DDM_SHAPE_AUTO;
-	uint64_t end = avail < SNIFF_WINDOW ? avail : hf_input_size(s->in);
+	int whole = avail < SNIFF_WINDOW;
+	uint64_t end = whole ? avail : hf_input_size(s->in);
 	if (avail >= 14 && !memcmp(p, HANDSHAKE, 14))
 		return HF_DDM_SHAPE_JDWP;
-	if (avail >= 8 && chunk_like(p))
+	/* A report may start with four letters (header lengths of 0x41 ...):
+	 * bare chunks must chain, or the bytes must not read as a report. */
+	if (avail >= 8 && chunk_like(p) &&
+	    (header_chain(p, avail, end, 8, chunk_header) == CHAIN_YES ||
+	     !real_like(p, avail, end, whole)))
 		return HF_DDM_SHAPE_CHUNKS;
 	if (avail >= 11) {
 		/* Packets without the handshake: their headers chain. */

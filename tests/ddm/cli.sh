@@ -38,6 +38,13 @@ check "--order=oldest-first is taken" sh -c "'$tools/alloc2ndjson' --order oldes
 check "a stream given to alloc2ndjson is refused with a hint" expect_rc 1 "$tools/alloc2ndjson" "$t/s.bin"
 check "the hint names hpsg2ndjson" grep -q hpsg2ndjson "$t/err"
 check "hpsg2ndjson reads a bare report" sh -c "'$tools/hpsg2ndjson' '$t/a.alloc' | grep -q '\"record\":\"ddm.allocation\"'"
+# A report whose header lengths are 0x41.. starts with letters, like a chunk:
+# still a report to both programs (ddm-alloc.md 5).
+"$gen" "$descs/alloc-letters.desc" "$t/letters.alloc" || exit 1
+check "alloc2ndjson reads a report that starts with letters" sh -c "'$tools/alloc2ndjson' '$t/letters.alloc' | grep -c '\"record\":\"ddm.allocation\"' | grep -qx 16640"
+check "hpsg2ndjson takes it for a report" sh -c "'$tools/hpsg2ndjson' '$t/letters.alloc' > '$t/letters.nd' && grep -c '\"record\":\"ddm.allocation\"' '$t/letters.nd' | grep -qx 16640"
+check "as a payload, not chunks" grep -q '"key":"ddm.shape","value":"payload"' "$t/letters.nd"
+check "with no chunk but the REAL" sh -c "grep -c '\"record\":\"ddm.chunk\"' '$t/letters.nd' | grep -qx 1"
 check "convert" expect_rc 0 "$tools/hpsg2heapdb" "$t/s.bin" "$t/s.db"
 echo keep >"$t/exists.db"
 check "an existing database is refused" expect_rc 3 "$tools/alloc2heapdb" "$t/a.alloc" "$t/exists.db"
