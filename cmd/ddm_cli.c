@@ -9,17 +9,32 @@ typedef struct ddm_args {
 	const ddm_cli_prog *prog;
 	hf_alloc_order order;
 	hf_ddm_shape shape;
+	int shape_given;
 	uint32_t payload;
 	int strict, salvage;
 } ddm_args;
 
-/* The DDM readers' own options. */
-static int ddm_option(void *ctx, int argc, char **argv, int *i)
+/* The options that take a value, as the stream converters have them (the
+ * allocation-report ones have only the first). */
+enum { OPT_ORDER, OPT_SHAPE, OPT_PAYLOAD, OPT_VALUED };
+static const char *const valued[OPT_VALUED] = { "--order", "--shape", "--payload" };
+static const char *const shape_names[] = { "auto", "jdwp", "chunks", "payload" };
+
+/* --shape and --payload must agree: --payload means --shape=payload. */
+static int shape_payload_conflict(const ddm_args *c)
 {
-	ddm_args *c = ctx;
-	const char *a = argv[*i], *v;
-	int missing = 0;
-	if ((v = cli_opt_value("--order", argc, argv, i, &missing))) {
+	if (!c->payload || !c->shape_given || c->shape == HF_DDM_SHAPE_PAYLOAD ||
+	    c->shape == HF_DDM_SHAPE_AUTO)
+		return 0;
+	cli_usage_error("--payload (the input is one chunk's payload) conflicts with --shape=%s",
+	                shape_names[c->shape]);
+	return 1;
+}
+
+/* One option with its value v. */
+static int ddm_valued(ddm_args *c, int which, const char *v)
+{
+	if (which == OPT_ORDER) {
 		if (!strcmp(v, "auto"))
 			c->order = HF_ALLOC_ORDER_AUTO;
 		else if (!strcmp(v, "newest-first"))
@@ -30,39 +45,62 @@ static int ddm_option(void *ctx, int argc, char **argv, int *i)
 			cli_usage_error("--order takes auto, newest-first or oldest-first");
 			return -1;
 		}
-	} else if (c->prog->stream && (v = cli_opt_value("--shape", argc, argv, i, &missing))) {
-		static const char *const names[] = { "auto", "jdwp", "chunks", "payload" };
+		return 1;
+	}
+	if (which == OPT_SHAPE) {
 		int found = -1;
 		for (int k = 0; k < 4; k++)
-			if (!strcmp(v, names[k]))
+			if (!strcmp(v, shape_names[k]))
 				found = k;
 		if (found < 0) {
 			cli_usage_error("--shape takes auto, jdwp, chunks or payload");
 			return -1;
 		}
 		c->shape = (hf_ddm_shape)found;
-	} else if (c->prog->stream && (v = cli_opt_value("--payload", argc, argv, i, &missing))) {
-		if (!(c->payload = hf_ddm_chunk_type(v))) {
-			cli_usage_error("--payload takes a four-character chunk type (HPSG, HPSO, NHSG, HPIF, REAL ...)");
-			return -1;
-		}
-		if (c->shape == HF_DDM_SHAPE_AUTO)
-			c->shape = HF_DDM_SHAPE_PAYLOAD;
-	} else if (c->prog->stream && !strcmp(a, "--strict")) {
-		c->strict = 1;
-	} else if (c->prog->stream && !strcmp(a, "--lenient")) {
-		/* The default since unpaired series became warnings: accepted so
-		 * that old command lines still run. */
-	} else if (c->prog->stream && !strcmp(a, "--salvage")) {
-		c->salvage = 1;
-	} else {
-		return 0;
+		c->shape_given = 1;
+		return shape_payload_conflict(c) ? -1 : 1;
 	}
-	if (missing) {
-		cli_usage_error("%s needs a value", a);
+	/* --payload: chunk types are upper case; the option takes any case. */
+	char type[5] = "";
+	if (strlen(v) == 4)
+		for (int k = 0; k < 5; k++)
+			type[k] = (char)(v[k] >= 'a' && v[k] <= 'z' ? v[k] - 'a' + 'A' : v[k]);
+	if (!(c->payload = hf_ddm_chunk_type(type))) {
+		cli_usage_error("--payload takes a four-character chunk type (HPSG, HPSO, NHSG, HPIF, REAL ...)");
 		return -1;
 	}
-	return 1;
+	return shape_payload_conflict(c) ? -1 : 1;
+}
+
+/* The DDM readers' own options. */
+static int ddm_option(void *ctx, int argc, char **argv, int *i)
+{
+	ddm_args *c = ctx;
+	const char *a = argv[*i];
+	if (c->prog->stream && !strcmp(a, "--strict")) {
+		c->strict = 1;
+		return 1;
+	}
+	/* --lenient: what it allowed is the default now; kept for old command
+	 * lines. */
+	if (c->prog->stream && !strcmp(a, "--lenient"))
+		return 1;
+	if (c->prog->stream && !strcmp(a, "--salvage")) {
+		c->salvage = 1;
+		return 1;
+	}
+	for (int k = 0; k < (c->prog->stream ? OPT_VALUED : OPT_ORDER + 1); k++) {
+		int missing = 0;
+		const char *v = cli_opt_value(valued[k], argc, argv, i, &missing);
+		if (!v)
+			continue;
+		if (missing) {
+			cli_usage_error("%s needs a value", valued[k]);
+			return -1;
+		}
+		return ddm_valued(c, k, v);
+	}
+	return 0;
 }
 
 static hf_status ddm_run(void *ctx, cli_run *r, hf_error *err)
@@ -75,7 +113,7 @@ static hf_status ddm_run(void *ctx, cli_run *r, hf_error *err)
 	if (c->prog->stream) {
 		hf_ddm_options o;
 		hf_ddm_options_init(&o);
-		o.shape = c->shape;
+		o.shape = c->payload ? HF_DDM_SHAPE_PAYLOAD : c->shape;
 		o.payload_type = c->payload;
 		o.order = c->order;
 		o.strict = c->strict;

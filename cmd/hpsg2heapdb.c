@@ -18,7 +18,7 @@ static const char help[] =
 	"  --shape=auto|jdwp|chunks|payload\n"
 	"                         what the input is (default auto: told from the first bytes)\n"
 	"  --payload=TYPE         the input is the payload of one TYPE chunk (HPSG, HPSO,\n"
-	"                         NHSG, HPIF, REAL ...); implies --shape=payload\n"
+	"                         NHSG, HPIF, REAL ...; any case); implies --shape=payload\n"
 	"  --strict               fail on an unpaired HPST/HPEN or a segment outside a\n"
 	"                         series (default: a warning, the series incomplete)\n"
 	"  --lenient              accepted for compatibility; does nothing (the default)\n"

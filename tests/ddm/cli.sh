@@ -29,6 +29,21 @@ for p in alloc2ndjson alloc2heapdb hpsg2ndjson hpsg2heapdb; do
 done
 check "hpsg2ndjson bad --payload" expect_rc 2 "$tools/hpsg2ndjson" --payload=TOOLONG "$t/s.bin"
 check "hpsg2ndjson bad --shape" expect_rc 2 "$tools/hpsg2ndjson" --shape=round "$t/s.bin"
+# --payload: any case; with --shape=jdwp|chunks a usage error; a value
+# option given last without its value says so.
+"$gen" "$descs/stream-payload.desc" "$t/p.bin" || exit 1
+check "--payload=hpso is HPSO" sh -c "'$tools/hpsg2ndjson' --payload=hpso '$t/p.bin' | grep -c '\"record\":\"ddm.heap_run\"' | grep -qx 3"
+check "with object boundaries" sh -c "'$tools/hpsg2ndjson' --payload=hpso '$t/p.bin' | grep '\"record\":\"ddm.heap_run\"' | grep -c '\"object_boundary\":1' | grep -qx 3"
+check "--shape=chunks --payload=HPSO conflict" expect_rc 2 "$tools/hpsg2ndjson" --shape=chunks --payload=HPSO "$t/p.bin" "$t/x.nd"
+check "the message names both" grep -q -- "--payload.*conflicts with --shape=chunks" "$t/err"
+check "--payload=HPSO --shape=jdwp conflict" expect_rc 2 "$tools/hpsg2heapdb" --payload=HPSO --shape=jdwp "$t/p.bin" "$t/x.db"
+check "--shape=payload --payload=HPSO agree" expect_rc 0 "$tools/hpsg2ndjson" --shape=payload --payload=HPSO "$t/p.bin" "$t/x.nd"
+for p in alloc2ndjson hpsg2ndjson; do
+	check "$p --order last without a value" expect_rc 2 "$tools/$p" "$t/a.alloc" --order
+	check "$p says it needs a value" grep -q -- "--order needs a value" "$t/err"
+done
+check "--payload last without a value" expect_rc 2 "$tools/hpsg2ndjson" "$t/p.bin" --payload
+check "says it needs a value" grep -q -- "--payload needs a value" "$t/err"
 check "alloc2heapdb needs two arguments" expect_rc 2 "$tools/alloc2heapdb" "$t/a.alloc"
 check "alloc2heapdb refuses stdout" expect_rc 2 "$tools/alloc2heapdb" "$t/a.alloc" -
 check "stdin to stdout" expect_rc 0 sh -c "'$tools/alloc2ndjson' - < '$t/a.alloc' > '$t/a.nd'"
