@@ -1,7 +1,9 @@
 /*
  * DDM streams: recorded Dalvik Debug Monitor traffic
  * (../shared/spec/ddm-stream.md), in one of three shapes told apart from the
- * first bytes (section 3.2):
+ * first bytes (section 3.2; sniff(): the handshake, or the first few packet
+ * or chunk headers chaining, each ending where the next starts, or an
+ * allocation report's header):
  *   - JDWP: packets (u4 length, u4 id, u1 flags, u1 command set / error, u1
  *     command / error), optionally after "JDWP-Handshake" (once or twice, in
  *     a capture of both directions);
@@ -609,7 +611,7 @@ static hf_status do_start_end(stream *s, uint32_t type, const uint8_t *p, size_t
 		return open_series(s, native, heap, (int64_t)chunk) ? HF_OK : ddm_nomem(&s->c);
 	}
 	if (!x) {
-		if ((st = unpaired(s, type, base, "heap %" PRIu32 " ends without a %s", heap,
+		if ((st = unpaired(s, type, base, "heap %" PRIu32 " ends without an %s", heap,
 		                   native ? "NHST" : "HPST")))
 			return st;
 		x = open_series(s, native, heap, -1);
