@@ -114,6 +114,61 @@ check "and back: as many lines" sh -c "test \$('$tools/heapdb2ndjson' '$t/nd.db'
   echo '{"record":"acme.rows","a":1,"b":2,"c":"three"}'; } >"$t/rows.ndjson"
 check "a table named like the writer's own is written" expect_rc 0 "$tools/ndjson2heapdb" "$t/rows.ndjson" "$t/rows.db"
 check "and read back" sh -c "'$tools/heapdb2ndjson' '$t/rows.db' | grep -q '\"record\":\"acme.rows\",\"a\":1,\"b\":2,\"c\":\"three\"'"
+# Declarations the database cannot hold are bad input (exit 1) naming the
+# line, refused before SQLite sees them: tables that collide (with the
+# database's own, with another type's, also in another case or through the
+# name a record type's table is derived from), names that are not
+# identifiers, fields named like a line's own keys or a subtype table's
+# columns, fields that differ only in case.
+decl_fails() { # decl_fails DESCRIPTION MESSAGE LINE...
+	dd=$1 msg=$2; shift 2
+	printf '%s\n' '{"record":"metadata","key":"version_major","value":"1"}' "$@" >"$t/decl.ndjson"
+	n=$(($# + 1))
+	check "$dd: exit 1" expect_rc 1 "$tools/ndjson2heapdb" "$t/decl.ndjson" "$t/decl.db"
+	check "$dd: names line $n" grep -q "decl.ndjson: offset [0-9]* (line $n, [a-z_]*): .*$msg" "$t/err"
+	check "$dd: one error line" test "$(wc -l <"$t/err")" = 1
+	check "$dd: no database left" test ! -e "$t/decl.db"
+	rm -f "$t/decl.db"
+}
+rt='{"record":"record_type","name":'
+f='"fields":[{"name":"x","type":"int"}]}'
+decl_fails "record types whose derived tables collide" 'table name "a_b_c" is taken by the table "a_b_c" of type "a.b_c"' \
+	"$rt\"a.b_c\",$f" "$rt\"a_b.c\",$f"
+decl_fails "tables that differ only in case" 'table name "T1" is taken by the table "t1"' \
+	"$rt\"one\",\"table\":\"t1\",$f" "$rt\"two\",\"table\":\"T1\",$f"
+decl_fails "a node type's table taken by a record type" 'table name "node_w" is taken' \
+	'{"record":"node_type","subtype":9,"name":"w","fields":[]}' "$rt\"r\",\"table\":\"node_w\",$f"
+for core in node edge strings metadata node_types edge_types record_types type_fields \
+	node_analysis dump_analysis edge_by_dest SQLite_x; do
+	decl_fails "a table named $core" "table name \"$core\" is one of the database's own" \
+		"$rt\"com.example.t\",\"table\":\"$core\",$f"
+done
+decl_fails "a table named like an index of a known type" 'table name "hprof_gc_root_object" is taken by the index' \
+	"$rt\"hprof.gc_root\",\"fields\":[{\"name\":\"object\",\"type\":\"id\"}]}" \
+	"$rt\"x\",\"table\":\"hprof_gc_root_object\",$f"
+decl_fails "a table name beginning with a digit" 'record type "3d.mesh": table name "3d_mesh" is not valid' "$rt\"3d.mesh\",$f"
+decl_fails "a table name of 65 bytes" 'table name "a_\(bcdefghij\)\{7\}" is not valid' \
+	"$rt\"a.bcdefghijbcdefghijbcdefghijbcdefghijbcdefghijbcdefghijbcdefghij\",$f"
+decl_fails "a field name that is not an identifier" 'field name "a b" is not valid' \
+	"$rt\"x\",\"fields\":[{\"name\":\"a b\",\"type\":\"int\"}]}"
+decl_fails "fields that differ only in case" 'field "X" is declared twice' \
+	"$rt\"x\",\"fields\":[{\"name\":\"x\",\"type\":\"int\"},{\"name\":\"X\",\"type\":\"int\"}]}"
+decl_fails "a record field named record" 'record type "x.r": a field cannot be named "record"' \
+	"$rt\"x.r\",\"fields\":[{\"name\":\"record\",\"type\":\"text\"}]}"
+for key in identifier subtype dump class size heap record node_identifier Dump; do
+	decl_fails "a node field named $key" "node type \"weird\": a field cannot be named \"$key\"" \
+		"{\"record\":\"node_type\",\"subtype\":9,\"name\":\"weird\",\"table\":\"node_x\",\"fields\":[{\"name\":\"$key\",\"type\":\"int\"}]}"
+done
+# A table of 64 bytes, fields named like common keys in a record type, and
+# the analysis of hprof2ndjson --analysis (table node_analysis) are fine.
+{ echo "$rt\"a.bcdefghijbcdefghijbcdefghijbcdefghijbcdefghijbcdefghijbcdefghi\",\"fields\":[{\"name\":\"dump\",\"type\":\"int\"},{\"name\":\"size\",\"type\":\"int\"}]}"
+  echo '{"record":"a.bcdefghijbcdefghijbcdefghijbcdefghijbcdefghijbcdefghijbcdefghi","dump":7,"size":8}'; } >"$t/ok.ndjson"
+check "a table of 64 bytes, a record's fields named dump and size" expect_rc 0 "$tools/ndjson2heapdb" "$t/ok.ndjson" "$t/ok.db"
+check "are written" test "$(sqlite3 "$t/ok.db" 'SELECT dump, size FROM a_bcdefghijbcdefghijbcdefghijbcdefghijbcdefghijbcdefghijbcdefghi')" = "7|8"
+check "hprof2ndjson --analysis" expect_rc 0 "$tools/hprof2ndjson" --analysis "$sample" "$t/an.ndjson"
+check "into a database" expect_rc 0 "$tools/ndjson2heapdb" "$t/an.ndjson" "$t/an.db"
+check "with the analysis in node_analysis" test "$(sqlite3 "$t/an.db" 'SELECT count(*) FROM node_analysis')" = \
+	"$(sqlite3 "$t/an.db" 'SELECT count(*) FROM node')"
 
 # Batch mode: several inputs and -o DIR, a summary line per file in input
 # order, carries on past a bad file, exit status of the first failure.

@@ -295,6 +295,14 @@ static bool find_table(heapdb *w, const char *table)
 	return false;
 }
 
+/* For the NDJSON reader, which checks a declaration's names before it comes
+ * here (internal.h). */
+bool hf_heapdb_valid_name(const char *s) { return valid_ident(s); }
+void hf_heapdb_record_table(const char *name, char *out, size_t size)
+{
+	table_for_record(name, out, size);
+}
+
 static db_type *find_type(heapdb *w, const hf_type *t)
 {
 	for (size_t i = 0; i < w->ntypes; i++)

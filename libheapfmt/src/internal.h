@@ -77,6 +77,14 @@ static inline bool hf_mul_overflows(uint64_t a, uint64_t b, uint64_t *r)
 	return __builtin_mul_overflow(a, b, r);
 }
 
+/* ---- heap database names (heapdb.c) --------------------------------------- */
+/* Whether s can name a table or column the writer makes: letters, digits
+ * and '_', not a digit first, at most 64 bytes. */
+bool hf_heapdb_valid_name(const char *s);
+/* The table of a record type declared without one: the name with '.' and
+ * '-' as '_' (cut to size - 1 bytes). */
+void hf_heapdb_record_table(const char *name, char *out, size_t size);
+
 /* ---- analysis (analysis.c) ---------------------------------------------- */
 /* Analyses the heap database open on db inside the caller's transaction:
  * (re)creates node_analysis and dump_analysis. */

@@ -132,6 +132,12 @@ typedef struct reader {
 	size_t nkeys, capkeys;
 	hf_value *vals;
 	size_t capvals;
+	struct db_name {     /* the tables and indexes the declarations make */
+		char *name;
+		const char *kind;   /* "table", "index" */
+		const char *owner;  /* the type's name */
+	} *names;
+	size_t nnames, capnames;
 } reader;
 
 static hf_status fail(reader *r, hf_status status, const char *fmt, ...)
@@ -565,6 +571,116 @@ static const hf_type *find_type_name(reader *r, hf_type_class cls, const char *n
 static const char *const reserved[] = { "metadata", "node_type", "edge_type", "record_type",
 	"string", "node", "edge", NULL };
 
+/* SQLite compares table and column names ignoring ASCII case. */
+static bool same_name(const char *a, const char *b)
+{
+	for (;; a++, b++) {
+		char x = *a >= 'A' && *a <= 'Z' ? (char)(*a + 32) : *a;
+		char y = *b >= 'A' && *b <= 'Z' ? (char)(*b + 32) : *b;
+		if (x != y)
+			return false;
+		if (!x)
+			return true;
+	}
+}
+
+/* The database's own tables and indexes (heapdb.c, analysis.c), which no
+ * declaration may name; names beginning with sqlite_ are SQLite's. */
+static const char *const db_names[] = { "metadata", "node_types", "edge_types", "record_types",
+	"type_fields", "node", "edge", "strings", "node_analysis", "dump_analysis", "edge_by_dest",
+	"node_by_class", "node_analysis_by_dominator", NULL };
+
+/* Field names a type cannot have: a node line's own keys, and the columns
+ * a subtype table has before the fields; "record" in a record line. */
+static const char *const node_keys[] = { "record", "identifier", "subtype", "dump", "class",
+	"size", "heap", "node_identifier", NULL };
+static const char *const record_keys[] = { "record", NULL };
+
+static const char *type_class_name(const hf_type *t)
+{
+	return t->cls == HF_TYPE_NODE ? "node type" : t->cls == HF_TYPE_EDGE ? "edge type" : "record type";
+}
+
+static const char *const valid_name_rule = "letters, digits and _, not a digit first, at most 64 bytes";
+
+/* Checks the names a node or record type gives its table (the one it
+ * declares, or the one the database derives from its name) and fields. */
+static hf_status check_names(reader *r, const hf_type *t, const char *table)
+{
+	const char *what = type_class_name(t);
+	if (!hf_heapdb_valid_name(table))
+		return fail(r, HF_ERR_FORMAT, "%s \"%.60s\": table name \"%.70s\" is not valid (%s)",
+		            what, t->name, table, valid_name_rule);
+	const char *const *keys = t->cls == HF_TYPE_NODE ? node_keys : record_keys;
+	for (size_t i = 0; i < t->nfields; i++) {
+		const char *f = t->fields[i].name;
+		if (!hf_heapdb_valid_name(f))
+			return fail(r, HF_ERR_FORMAT, "%s \"%.60s\": field name \"%.70s\" is not valid (%s)",
+			            what, t->name, f, valid_name_rule);
+		for (size_t k = 0; keys[k]; k++)
+			if (same_name(f, keys[k]))
+				return fail(r, HF_ERR_FORMAT,
+				            "%s \"%.60s\": a field cannot be named \"%s\" (reserved; names "
+				            "are compared ignoring case)",
+				            what, t->name, f);
+	}
+	return HF_OK;
+}
+
+/* Takes name (a table or index of type t) for t: it must not be the
+ * database's own nor one an earlier declaration took. */
+static hf_status claim_name(reader *r, const hf_type *t, const char *name, const char *kind)
+{
+	char prefix[8];
+	snprintf(prefix, sizeof prefix, "%s", name);
+	bool own = same_name(prefix, "sqlite_");
+	for (size_t i = 0; !own && db_names[i]; i++)
+		own = same_name(name, db_names[i]);
+	/* hprof2ndjson --analysis declares the analysis as this record type. */
+	if (own && t->cls == HF_TYPE_RECORD && !strcmp(t->name, "heapfmt.node_analysis") &&
+	    !strcmp(name, "node_analysis"))
+		own = false;
+	if (own)
+		return fail(r, HF_ERR_FORMAT, "%s \"%.60s\": %s name \"%.70s\" is one of the database's own",
+		            type_class_name(t), t->name, kind, name);
+	for (size_t i = 0; i < r->nnames; i++)
+		if (same_name(name, r->names[i].name))
+			return fail(r, HF_ERR_FORMAT,
+			            "%s \"%.60s\": %s name \"%.70s\" is taken by the %s \"%.70s\" of type "
+			            "\"%.60s\" (names are compared ignoring case)", type_class_name(t), t->name,
+			            kind, name, r->names[i].kind, r->names[i].name, r->names[i].owner);
+	if (r->nnames == r->capnames) {
+		size_t nc = r->capnames ? r->capnames * 2 : 32;
+		struct db_name *n = realloc(r->names, nc * sizeof *n);
+		if (!n)
+			return nomem(r);
+		r->names = n;
+		r->capnames = nc;
+	}
+	struct db_name *n = &r->names[r->nnames];
+	if (!(n->name = strdup(name)))
+		return nomem(r);
+	n->kind = kind;
+	n->owner = t->name;
+	r->nnames++;
+	return HF_OK;
+}
+
+/* Takes the names the database gives type t: its table and the indexes
+ * of its indexed fields ("<table>_<field>", heapdb.c). */
+static hf_status claim_names(reader *r, const hf_type *t, const char *table)
+{
+	hf_status s = claim_name(r, t, table, "table");
+	for (size_t i = 0; !s && i < t->nfields; i++) {
+		if (!t->fields[i].indexed)
+			continue;
+		char ix[160];
+		snprintf(ix, sizeof ix, "%s_%s", table, t->fields[i].name);
+		s = claim_name(r, t, ix, "index");
+	}
+	return s;
+}
+
 static hf_status parse_fields(reader *r, hf_type *t, hf_field **out)
 {
 	kv *x = find(r, "fields");
@@ -613,9 +729,9 @@ static hf_status parse_fields(reader *r, hf_type *t, hf_field **out)
 			return s;
 		}
 		for (size_t j = 0; j < i; j++)
-			if (!strcmp(f[j].name, json_string_value(name))) {
-				hf_status s = fail(r, HF_ERR_FORMAT, "field \"%.60s\" is declared twice",
-				                   f[j].name);
+			if (same_name(f[j].name, json_string_value(name))) {
+				hf_status s = fail(r, HF_ERR_FORMAT, "field \"%.60s\" is declared twice "
+				                   "(names are compared ignoring case)", json_string_value(name));
 				free(f);
 				return s;
 			}
@@ -667,7 +783,13 @@ static hf_status declare(reader *r, hf_type_class cls)
 	if (cls != HF_TYPE_EDGE && (s = parse_fields(r, &t, &fields)))
 		return s;
 	t.fields = fields;
-	if ((s = check_unused(r))) {
+	char derived[80];
+	const char *tname = t.table;
+	if (cls == HF_TYPE_RECORD && !tname) {
+		hf_heapdb_record_table(t.name, derived, sizeof derived);
+		tname = derived;
+	}
+	if ((s = check_unused(r)) || (cls != HF_TYPE_EDGE && (s = check_names(r, &t, tname)))) {
 		free(fields);
 		return s;
 	}
@@ -676,6 +798,10 @@ static hf_status declare(reader *r, hf_type_class cls)
 	if (!own)
 		return nomem(r);
 	hf_tr_known_indexes(own);
+	if (cls != HF_TYPE_EDGE && (s = claim_names(r, own, tname))) {
+		hf_tr_type_free(own);
+		return s;
+	}
 	if (r->ntypes == r->captypes) {
 		size_t nc = r->captypes ? r->captypes * 2 : 32;
 		hf_type **n = realloc(r->types, nc * sizeof *n);
@@ -836,6 +962,9 @@ hf_status hf_ndjson_read(hf_input *in, hf_sink *sink, const hf_ndjson_read_optio
 	free(r.kvs);
 	free(r.keys);
 	free(r.vals);
+	for (size_t i = 0; i < r.nnames; i++)
+		free(r.names[i].name);
+	free(r.names);
 	hf_buf_free(&r.longline);
 	return s;
 }
