@@ -54,6 +54,8 @@ int batch_parse_option(batch_opts *o, int argc, char **argv, int *i)
 		}
 		val = argv[++*i];
 	}
+	if (which != 'o')
+		o->batch_only = which == 'j' ? "-j" : "--stats";
 	switch (which) {
 	case 'o':
 		if (!*val) {
@@ -300,7 +302,7 @@ static void report(const batch_opts *o, const job *j)
 		       j->code, (unsigned long long)j->records, j->secs,
 		       j->code == EXIT_SALVAGED ? " -> " : "", j->code == EXIT_SALVAGED ? j->out : "");
 	}
-	fflush(stdout);
+	cli_flush_stdout();
 }
 
 int batch_run(const batch_spec *spec, const batch_opts *o, char *const *inputs, int n)
@@ -420,7 +422,7 @@ int batch_run(const batch_spec *spec, const batch_opts *o, char *const *inputs, 
 	else
 		printf("%d file%s: %d ok, %d failed, %d salvaged; %llu records, %.2f s\n", n,
 		       n == 1 ? "" : "s", nok, nfail, nsalv, (unsigned long long)total, secs);
-	fflush(stdout);
+	cli_flush_stdout();
 	for (int i = 0; i < n; i++) {
 		free(jobs[i].out);
 		free(jobs[i].text);

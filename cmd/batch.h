@@ -33,6 +33,7 @@ typedef struct batch_opts {
 	const char *outdir;  /* -o DIR: batch mode when set */
 	int jobs;            /* -j N; 0 = the number of cores */
 	int stats_json;      /* --stats=json */
+	const char *batch_only; /* the last of -j and --stats given, which need -o */
 } batch_opts;
 
 /* One conversion, run in a child process; returns an exit status (cli.h)
@@ -48,7 +49,9 @@ typedef struct batch_spec {
 
 /* If argv[*i] is a batch option (-o DIR, --output-dir=DIR, -j N, --jobs=N,
  * --stats=json|text), parses it, advancing *i past a separate value, and
- * returns 1; returns 0 if it is not one; -1 after printing a usage error. */
+ * returns 1; returns 0 if it is not one; -1 after printing a usage error.
+ * -j and --stats without -o are a usage error for the caller to report
+ * (o->batch_only). */
 int batch_parse_option(batch_opts *o, int argc, char **argv, int *i);
 
 /* Converts inputs[0..n-1] into o->outdir; returns the exit status. */

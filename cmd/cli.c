@@ -1,6 +1,8 @@
 /* Shared command-line plumbing for the heapfmt programs. */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -14,6 +16,34 @@ void cli_init(const char *prog)
 {
 	cli_prog = prog;
 	signal(SIGXFSZ, SIG_IGN);
+	/* A standard descriptor that was closed (">&-") gets /dev/null opened
+	 * the wrong way round, so that using it still fails (EBADF) and no file
+	 * or pipe opened later takes its number. */
+	for (int fd = 0; fd <= 2; fd++)
+		if (fcntl(fd, F_GETFD) < 0 && errno == EBADF &&
+		    open("/dev/null", fd == 0 ? O_WRONLY : O_RDONLY) < 0)
+			break;
+}
+
+/* The error of the first flush of standard output that failed. */
+static int stdout_errno;
+
+void cli_flush_stdout(void)
+{
+	errno = 0;
+	if (fflush(stdout) != 0 && !stdout_errno)
+		stdout_errno = errno ? errno : EIO;
+}
+
+int cli_exit(int rc)
+{
+	cli_flush_stdout();
+	int e = stdout_errno;
+	if (!(e || ferror(stdout)) || e == EPIPE || (rc != EXIT_OK && rc != EXIT_SALVAGED))
+		return rc;
+	fprintf(stderr, "%s: cannot write standard output%s%s\n", cli_prog, e ? ": " : "",
+	        e ? strerror(e) : "");
+	return EXIT_IO;
 }
 
 int cli_exit_code(hf_status st)

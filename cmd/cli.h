@@ -19,6 +19,13 @@ extern const char *cli_prog;
  * SIGXFSZ ignored, so that a file-size limit is a write error (EFBIG) with a
  * clean message instead of a silent kill. */
 void cli_init(const char *prog);
+/* What every program returns from main: rc, unless what it wrote on
+ * standard output (a report, the help, a summary) could not all be written
+ * (a full disk, a closed descriptor): then, if rc was a success, an error
+ * line and EXIT_IO.  A reader that went away (EPIPE) is not reported. */
+int cli_exit(int rc);
+/* fflush(stdout), remembering for cli_exit why it failed. */
+void cli_flush_stdout(void);
 int cli_exit_code(hf_status st);
 /* Prints "prog: input: offset N (TAG): message" on stderr. */
 void cli_report(const char *input, const hf_error *err);
@@ -86,6 +93,9 @@ typedef struct cli_run {
 typedef struct cli_converter {
 	const char *name;
 	int heapdb;                 /* 1: writes a heap database (IN OUT.db) */
+	/* Set when the input cannot be standard input: the usage error for no
+	 * arguments ("needs a heap database ..."). */
+	const char *needs_input;
 	const char *help;
 	const char *out_ext;        /* batch output extension (".db", ".ndjson") */
 	const char *const *in_exts; /* extensions dropped from input names in batch mode */

@@ -123,7 +123,13 @@ int cli_converter_main(const cli_converter *conv, int argc, char **argv)
 		return EXIT_NOMEM;
 	}
 	int rc = parse(&c, argc, argv);
-	if (rc < 0 && c.batch.outdir) {
+	if (rc < 0 && !c.batch.outdir && c.batch.batch_only) {
+		cli_usage_error("%s is for batch mode: it needs -o DIR", c.batch.batch_only);
+		rc = EXIT_USAGE;
+	} else if (rc < 0 && !c.batch.outdir && conv->needs_input && c.nargs == 0) {
+		cli_usage_error("%s", conv->needs_input);
+		rc = EXIT_USAGE;
+	} else if (rc < 0 && c.batch.outdir) {
 		batch_spec spec = { conv->out_ext, conv->in_exts, convert_one, &c };
 		rc = batch_run(&spec, &c.batch, c.args, c.nargs);
 	} else if (rc < 0 && conv->heapdb) {
@@ -148,5 +154,5 @@ int cli_converter_main(const cli_converter *conv, int argc, char **argv)
 		}
 	}
 	free(c.args);
-	return rc;
+	return cli_exit(rc);
 }

@@ -26,9 +26,8 @@ static const char help[] =
 	"2 usage error, 3 I/O error, 4 out of memory.\n"
 	"See heapdb-analyze(1).\n";
 
-int main(int argc, char **argv)
+static int run(int argc, char **argv)
 {
-	cli_init("heapdb-analyze");
 	hf_analysis_options opt;
 	hf_analysis_options_init(&opt);
 	const char *path = NULL;
@@ -82,4 +81,10 @@ int main(int argc, char **argv)
 		       (unsigned long long)s.unreachable, (unsigned long long)s.reachable_bytes,
 		       (unsigned long long)s.max_distance, (unsigned long long)s.peak_memory);
 	return EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+	cli_init("heapdb-analyze");
+	return cli_exit(run(argc, argv));
 }

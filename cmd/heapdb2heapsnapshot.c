@@ -28,9 +28,8 @@ static const char help[] =
 	"Exit status: 0 success, 1 bad input (not a heap database), 2 usage error,\n"
 	"3 I/O error, 4 out of memory.  See heapdb2heapsnapshot(1).\n";
 
-int main(int argc, char **argv)
+static int run(int argc, char **argv)
 {
-	cli_init("heapdb2heapsnapshot");
 	hf_v8_export_options opt;
 	hf_v8_export_options_init(&opt);
 	const char *args[2];
@@ -83,4 +82,10 @@ int main(int argc, char **argv)
 		return cli_exit_code(st);
 	}
 	return EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+	cli_init("heapdb2heapsnapshot");
+	return cli_exit(run(argc, argv));
 }

@@ -41,6 +41,7 @@ int main(int argc, char **argv)
 		.help = help,
 		.out_ext = ".ndjson",
 		.in_exts = exts,
+		.needs_input = "needs a heap database (and an output, default standard output)",
 		.read = run,
 	};
 	return cli_converter_main(&conv, argc, argv);

@@ -381,7 +381,7 @@ int main(int argc, char **argv)
 	int rc = parse(&o, argc, argv);
 	if (rc >= 0) {
 		free(o.globs);
-		return rc;
+		return cli_exit(rc);
 	}
 	char before[4200], after[4200];
 	rc = prepare_input(&o, o.args[0], "before", before, sizeof before);
@@ -420,5 +420,5 @@ int main(int argc, char **argv)
 		hf_diff_free(&d);
 	}
 	free(o.globs);
-	return rc;
+	return cli_exit(rc);
 }

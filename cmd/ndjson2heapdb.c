@@ -3,6 +3,7 @@
  * SQLite heap database. */
 #include "batch.h"
 #include "heapfmt/translate.h"
+#include <stdio.h>
 #include <string.h>
 
 static const char help[] =
@@ -18,7 +19,7 @@ static const char help[] =
 	"      --no-index         skip the indexes (faster; queries will scan)\n"
 	"      --ignore-unknown-keys\n"
 	"                         drop keys that no declaration names (counted in the\n"
-	"                         metadata) instead of failing\n"
+	"                         metadata key heapdb.unknown_keys) instead of failing\n"
 	BATCH_HELP
 	CLI_COMMON_HELP
 	"\n"
@@ -48,8 +49,14 @@ static hf_status run(void *ctx, cli_run *r, hf_error *err)
 		return st;
 	opt.progress = cli_progress_cb;
 	opt.progress_ctx = r->progress;
-	st = hf_ndjson_read(in, r->sink, &opt, NULL, err);
+	hf_read_stats stats;
+	st = hf_ndjson_read(in, r->sink, &opt, &stats, err);
 	hf_input_close(in);
+	if (!st && stats.unknown_keys) {
+		char num[32];
+		snprintf(num, sizeof num, "%llu", (unsigned long long)stats.unknown_keys);
+		st = hf_sink_metadata(r->sink, "heapdb.unknown_keys", num, err);
+	}
 	return st;
 }
 

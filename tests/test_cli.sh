@@ -170,6 +170,59 @@ check "into a database" expect_rc 0 "$tools/ndjson2heapdb" "$t/an.ndjson" "$t/an
 check "with the analysis in node_analysis" test "$(sqlite3 "$t/an.db" 'SELECT count(*) FROM node_analysis')" = \
 	"$(sqlite3 "$t/an.db" 'SELECT count(*) FROM node')"
 
+# --ignore-unknown-keys drops the keys no declaration names and counts them
+# in the metadata key heapdb.unknown_keys (none dropped: no key).
+printf '%s\n' '{"record":"metadata","key":"version_major","value":"1","extra":1}' \
+	'{"record":"record_type","name":"x.r","fields":[{"name":"v","type":"int","color":"red"}]}' \
+	'{"record":"x.r","v":1,"w":2,"z":3}' >"$t/uk.ndjson"
+check "keys no declaration names are bad input" expect_rc 1 "$tools/ndjson2heapdb" "$t/uk.ndjson" "$t/uk.db"
+check "--ignore-unknown-keys drops them" expect_rc 0 "$tools/ndjson2heapdb" --ignore-unknown-keys "$t/uk.ndjson" "$t/uk.db"
+check "and counts them in heapdb.unknown_keys" test \
+	"$(sqlite3 "$t/uk.db" "SELECT value FROM metadata WHERE key = 'heapdb.unknown_keys'")" = 4
+check "the records are kept" test "$(sqlite3 "$t/uk.db" 'SELECT v FROM x_r')" = 1
+check "none dropped" expect_rc 0 "$tools/ndjson2heapdb" --ignore-unknown-keys "$t/ok.ndjson" "$t/ok2.db"
+check "no heapdb.unknown_keys" test \
+	"$(sqlite3 "$t/ok2.db" "SELECT count(*) FROM metadata WHERE key = 'heapdb.unknown_keys'")" = 0
+
+# A real zero loses its sign in the database (SQLite keeps an integral REAL
+# as an integer; documented in ndjson2heapdb(1)); other reals come back
+# exactly.
+printf '%s\n' '{"record":"record_type","name":"x.f","fields":[{"name":"v","type":"real"}]}' \
+	'{"record":"x.f","v":-0.0}' '{"record":"x.f","v":-2.25}' '{"record":"x.f","v":0.1}' >"$t/real.ndjson"
+check "reals into a database" expect_rc 0 "$tools/ndjson2heapdb" "$t/real.ndjson" "$t/real.db"
+check "and back: -0.0 as 0.0, the others as they were" test \
+	"$("$tools/heapdb2ndjson" "$t/real.db" | grep '"record":"x.f"' | tr '\n' ' ')" = \
+	'{"record":"x.f","v":0.0} {"record":"x.f","v":-2.25} {"record":"x.f","v":0.10000000000000001} '
+check "the man page says so" grep -q "sign of a real zero" "$(dirname "$0")/../man/ndjson2heapdb.1"
+
+# Reports on standard output that cannot be written (a full disk, a closed
+# descriptor) are I/O errors, exit 3: help, version, batch summaries.
+for p in hprof2ndjson hprof2heapdb ndjson2heapdb heapdb2ndjson heapdb-analyze heapdiff heapdb2heapsnapshot; do
+	for o in --help --version; do
+		if [ -w /dev/full ]; then
+			check "$p $o to a full disk" expect_rc 3 sh -c "'$tools/$p' $o >/dev/full"
+			check "$p $o: says so" grep -q "^$p: cannot write standard output: No space left on device" "$t/err"
+		fi
+		check "$p $o to a closed standard output" expect_rc 3 sh -c "'$tools/$p' $o >&-"
+	done
+done
+if [ -w /dev/full ]; then
+	check "a batch summary to a full disk" expect_rc 3 sh -c "'$tools/ndjson2heapdb' -o '$t/bf' '$t/uk.ndjson' '$t/ok.ndjson' --ignore-unknown-keys >/dev/full"
+	check "still converts" test -s "$t/bf/uk.db" -a -s "$t/bf/ok.db"
+fi
+check "a batch summary to a closed standard output" expect_rc 3 sh -c "'$tools/ndjson2heapdb' -o '$t/bc' '$t/uk.ndjson' --ignore-unknown-keys >&-"
+check "a batch summary to a reader that went away" expect_rc 0 sh -c \
+	"{ '$tools/ndjson2heapdb' -o '$t/bp' '$t/uk.ndjson' '$t/ok.ndjson' --ignore-unknown-keys; echo \$? >'$t/rc'; } | true"
+check "is not an error" test "$(cat "$t/rc")" = 0
+
+# Batch options without -o, and heapdb2ndjson without a database, are usage errors.
+check "-j without -o is a usage error" expect_rc 2 "$tools/ndjson2heapdb" -j 2 "$t/uk.ndjson" "$t/j.db"
+check "that says -o is needed" grep -q "^ndjson2heapdb: -j is for batch mode: it needs -o DIR" "$t/err"
+check "--stats=json without -o is a usage error" expect_rc 2 "$tools/hprof2ndjson" --stats=json "$sample" "$t/j.ndjson"
+check "and writes nothing" test ! -e "$t/j.db" -a ! -e "$t/j.ndjson"
+check "heapdb2ndjson without arguments is a usage error" expect_rc 2 "$tools/heapdb2ndjson"
+check "that asks for a database" grep -q "^heapdb2ndjson: needs a heap database" "$t/err"
+
 # Batch mode: several inputs and -o DIR, a summary line per file in input
 # order, carries on past a bad file, exit status of the first failure.
 check "NDJSON needs -o for several inputs" expect_rc 2 "$tools/hprof2ndjson" "$sample" "$sample" "$sample"
@@ -220,6 +273,11 @@ check "--no-analysis writes no node_analysis" test "$(sqlite3 "$t/n.db" \
 	"SELECT count(*) FROM sqlite_master WHERE name LIKE '%analysis%'")" = 0
 check "heapdb-analyze" expect_rc 0 "$tools/$p" --stats "$t/n.db"
 check "--stats prints the counts" grep -q "^reachable=[1-9]" "$t/out"
+if [ -w /dev/full ]; then
+	check "--stats to a full disk is an I/O error" expect_rc 3 sh -c "'$tools/$p' --stats '$t/n.db' >/dev/full"
+	check "which says so" grep -q "^$p: cannot write standard output: No space left" "$t/err"
+fi
+check "--stats to a closed standard output is an I/O error" expect_rc 3 sh -c "'$tools/$p' --stats '$t/n.db' >&-"
 check "heapdb-analyze gives what hprof2heapdb gave" test \
 	"$(sqlite3 "$t/s.db" 'SELECT * FROM node_analysis; SELECT * FROM dump_analysis' | md5sum)" = \
 	"$(sqlite3 "$t/n.db" 'SELECT * FROM node_analysis; SELECT * FROM dump_analysis' | md5sum)"
