@@ -70,6 +70,14 @@ check "heapdb2heapsnapshot --dump past the last dump is a usage error" \
 	expect_rc 2 "$tools/heapdb2heapsnapshot" --dump=3 "$t/rowid.db" "$t/hs.json"
 check "and writes no snapshot" test ! -e "$t/hs.json"
 
+# An indexed field whose table and field names take the 64 bytes allowed.
+long_t=t$(printf '%063d' 0 | tr 0 a) long_f=f$(printf '%063d' 0 | tr 0 b)
+printf '{"record":"record_type","name":"x.l","table":"%s","fields":[{"name":"%s","type":"int","indexed":true}]}\n{"record":"x.l","%s":5}\n' \
+	"$long_t" "$long_f" "$long_f" >"$t/longidx.ndjson"
+check "an index on 64-byte names" expect_rc 0 "$tools/ndjson2heapdb" "$t/longidx.ndjson" "$t/longidx.db"
+check "is built" test "$(sqlite3 "$t/longidx.db" \
+	"SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = '${long_t}_$long_f'")" = 1
+
 # Databases: refuse to overwrite, --force replaces, failure leaves nothing.
 check "convert" expect_rc 0 "$tools/hprof2heapdb" "$sample" "$t/s.db"
 echo keep >"$t/exists.db"

@@ -961,10 +961,14 @@ static hf_status db_finish(hf_sink *s, hf_error *err)
 			for (size_t f = 0; f < d->nfields; f++) {
 				if (!d->indexed[f])
 					continue;
-				char sql[256];
-				snprintf(sql, sizeof sql, "CREATE INDEX \"%s_%s\" ON \"%s\" (\"%s\")",
-				         d->table, d->fields[f], d->table, d->fields[f]);
-				if ((st = exec(w, sql, err)))
+				/* (Names of up to 64 bytes each: no fixed buffer.) */
+				char *sql = sqlite3_mprintf("CREATE INDEX \"%w_%w\" ON \"%w\" (\"%w\")",
+				                            d->table, d->fields[f], d->table, d->fields[f]);
+				if (!sql)
+					return hf_error_set(err, HF_ERR_NOMEM, "out of memory");
+				st = exec(w, sql, err);
+				sqlite3_free(sql);
+				if (st)
 					return st;
 			}
 		}
