@@ -12,9 +12,7 @@
  * the arrays held at once, phase by phase:
  *
  *   load     ids 8N, class ids 8N, successor offsets 4N, successors 4E (up to
- *            8E while the array doubles), the id directory (at most 2N); the
- *            shallow sizes, read with the ids, go to a temporary file, and
- *            so do the ids after the load (see park)
+ *            8E while the array doubles), the id directory (at most 2N)
  *   search   successor CSR 4N + 4E, distance 4N, queue 4N
  *   (the distances then wait in a temporary file until the output)
  *   DFS      successor CSR, DFS number 4N, parent 4n, cursor 4n
@@ -39,7 +37,6 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "internal.h"
-#include <errno.h>
 #include <sqlite3.h>
 #include <stdio.h>
 
@@ -88,12 +85,6 @@ typedef struct an {
 	uint32_t *dfn;           /* [n] depth-first number, 0 = not reached */
 	uint32_t nv;             /* reachable objects + 1 */
 	uint32_t *idom;          /* [nv] by depth-first number */
-
-	/* Arrays parked until the output (see park), or kept in memory. */
-	FILE *park_ids, *park_dist, *park_sizes;
-	uint64_t *sizes;         /* [n] shallow sizes, when not parked */
-	uint64_t size_buf[1024]; /* sizes on their way to park_sizes */
-	size_t size_nbuf;
 
 	/* counts for dump_analysis */
 	uint64_t class_edges, referent_edges, dangling_edges, missing_roots, edges;
@@ -188,68 +179,6 @@ static uint32_t an_find(const an *a, int64_t id)
 
 /* ---- loading ------------------------------------------------------------ */
 
-/* Parking: an array the next phases do not use waits in a temporary file
- * until the output (the peak comes when the predecessor lists are built
- * beside the successor lists): the ids (8 bytes an object) and the
- * distances (4) from then, the shallow sizes (8) from the first scan of the
- * nodes, which reads them with the ids instead of scanning the table again
- * at the end.  Without a temporary file an array stays in memory. */
-static bool park(FILE **f, const void *p, size_t bytes)
-{
-	if (!*f && !(*f = tmpfile()))
-		return false;
-	if (fwrite(p, 1, bytes, *f) == bytes)
-		return true;
-	fclose(*f);
-	*f = NULL;
-	return false;
-}
-
-/* Reads back count elements of size bytes parked in *f (closed here). */
-static hf_status unpark(an *a, FILE **f, void **p, size_t count, size_t size)
-{
-	*p = an_alloc(a, count ? count : 1, size);
-	if (!*p) {
-		fclose(*f);
-		*f = NULL;
-		return an_nomem(a);
-	}
-	bool ok = !fflush(*f) && !fseek(*f, 0, SEEK_SET) && fread(*p, size, count, *f) == count;
-	fclose(*f);
-	*f = NULL;
-	return ok ? HF_OK : hf_error_set(a->err, HF_ERR_IO, "cannot read the analysis's temporary file back");
-}
-
-static hf_status flush_sizes(an *a)
-{
-	if (!a->size_nbuf)
-		return HF_OK;
-	size_t k = a->size_nbuf;
-	a->size_nbuf = 0;
-	if (park(&a->park_sizes, a->size_buf, k * sizeof *a->size_buf))
-		return HF_OK;
-	return hf_error_set(a->err, HF_ERR_IO, "analysis: cannot write a temporary file: %s", strerror(errno));
-}
-
-/* The shallow size of object a->n: parked (through size_buf), or kept in
- * a->sizes when no temporary file can be made. */
-static hf_status keep_size(an *a, uint64_t size, size_t *cap)
-{
-	if (!a->sizes && (a->park_sizes || (a->park_sizes = tmpfile()))) {
-		if (a->size_nbuf == sizeof a->size_buf / sizeof *a->size_buf) {
-			hf_status rc = flush_sizes(a);
-			if (rc)
-				return rc;
-		}
-		a->size_buf[a->size_nbuf++] = size;
-		return HF_OK;
-	}
-	if (!an_grow(a, &a->sizes, cap, (size_t)a->n + 1, sizeof *a->sizes))
-		return an_nomem(a);
-	a->sizes[a->n] = size;
-	return HF_OK;
-}
-
 /* Reads the ids and class ids of the dump's objects.  With *dump < 0 the
  * dump is the first one met, and every other dump number is added to
  * others (sorted, without repeats). */
@@ -258,14 +187,14 @@ static hf_status load_nodes(an *a, int64_t **class_ids, int64_t **others, size_t
 {
 	sqlite3_stmt *st;
 	hf_status rc = an_prepare(a, discover
-		? "SELECT identifier, dump, class, size FROM node NOT INDEXED ORDER BY identifier, dump"
-		: "SELECT identifier, dump, class, size FROM node NOT INDEXED WHERE dump = ?1"
+		? "SELECT identifier, dump, class FROM node NOT INDEXED ORDER BY identifier, dump"
+		: "SELECT identifier, dump, class FROM node NOT INDEXED WHERE dump = ?1"
 		  " ORDER BY identifier, dump", &st);
 	if (rc)
 		return rc;
 	if (!discover)
 		sqlite3_bind_int64(st, 1, a->dump);
-	size_t cap = 0, ccap = 0, scap = 0;
+	size_t cap = 0, ccap = 0;
 	int step;
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t id = sqlite3_column_int64(st, 0), dump = sqlite3_column_int64(st, 1);
@@ -303,26 +232,13 @@ static hf_status load_nodes(an *a, int64_t **class_ids, int64_t **others, size_t
 		}
 		a->ids[a->n] = id;
 		(*class_ids)[a->n] = sqlite3_column_int64(st, 2);
-		int64_t size = sqlite3_column_int64(st, 3);
-		if ((rc = keep_size(a, size > 0 ? (uint64_t)size : 0, &scap))) {
-			sqlite3_finalize(st);
-			return rc;
-		}
 		a->n++;
 	}
 	sqlite3_finalize(st);
 	if (step != SQLITE_DONE)
 		return an_sqlfail(a, "reading node");
-	if ((rc = flush_sizes(a)))
-		return rc;
 	/* Keep exactly n of each (the growth left room). */
 	a->mem -= (cap - a->n) * sizeof *a->ids + (ccap - a->n) * sizeof **class_ids;
-	if (a->sizes) {
-		a->mem -= (scap - a->n) * sizeof *a->sizes;
-		void *p = realloc(a->sizes, (a->n ? a->n : 1) * sizeof *a->sizes);
-		if (p)
-			a->sizes = p;
-	}
 	if (a->n) {
 		void *p = realloc(a->ids, a->n * sizeof *a->ids);
 		if (p)
@@ -1073,35 +989,43 @@ static hf_status write_results(an *a)
 	an_free(a, &a->idom, nv, sizeof *a->idom);
 	an_free(a, &a->dfn, n, sizeof *a->dfn);
 
-	/* Ids, distances and shallow sizes back (the sizes become the
-	 * retained sizes). */
-	hf_status rc = HF_OK;
-	uint64_t *ret = a->sizes;
-	a->sizes = NULL;
+	/* Ids and shallow sizes again, in the same order. */
+	hf_status rc;
+	uint64_t *ret = an_alloc(a, n ? n : 1, sizeof *ret);
+	a->ids = an_alloc(a, n ? n : 1, sizeof *a->ids);
 	sqlite3_stmt *st = NULL;
-	void *p;
-	if (a->park_ids) {
-		rc = unpark(a, &a->park_ids, &p, n, sizeof *a->ids);
-		a->ids = p;
-	}
-	if (!rc && a->park_dist) {
-		rc = unpark(a, &a->park_dist, &p, n, sizeof *a->dist);
-		a->dist = p;
-	}
-	if (!rc && a->park_sizes) {
-		rc = unpark(a, &a->park_sizes, &p, n, sizeof *ret);
-		ret = p;
-	}
-	if (rc)
+	if (!ret || !a->ids) {
+		rc = an_nomem(a);
 		goto out;
-	for (uint32_t i = 0; i < n; i++) {
+	}
+	if ((rc = an_prepare(a, "SELECT identifier, size FROM node NOT INDEXED WHERE dump = ?1"
+	                        " ORDER BY identifier, dump", &st)))
+		goto out;
+	sqlite3_bind_int64(st, 1, a->dump);
+	uint32_t i = 0;
+	int step;
+	while ((step = sqlite3_step(st)) == SQLITE_ROW && i < n) {
+		a->ids[i] = sqlite3_column_int64(st, 0);
+		int64_t size = sqlite3_column_int64(st, 1);
+		ret[i] = size > 0 ? (uint64_t)size : 0;
 		if (a->dist[i] < DIST_WEAK)
 			a->reachable_bytes += ret[i];
 		else if (a->dist[i] == DIST_WEAK)
 			a->weak_bytes += ret[i];
 		else
 			a->unreachable_bytes += ret[i];
+		i++;
 	}
+	if (step != SQLITE_DONE && step != SQLITE_ROW) {
+		rc = an_sqlfail(a, "reading node");
+		goto out;
+	}
+	if (step == SQLITE_ROW || i != n) {
+		rc = hf_error_set(a->err, HF_ERR_FORMAT, "analysis: the node table changed while reading it");
+		goto out;
+	}
+	sqlite3_finalize(st);
+	st = NULL;
 	/* Children before their dominator: reverse depth-first order. */
 	for (uint32_t d = nv - 1; d >= 1; d--) {
 		uint32_t v = vertex[d];
@@ -1156,15 +1080,6 @@ out:
 
 static void an_release(an *a)
 {
-	FILE **parked[] = { &a->park_ids, &a->park_dist, &a->park_sizes };
-	for (size_t k = 0; k < 3; k++)
-		if (*parked[k]) {
-			fclose(*parked[k]);
-			*parked[k] = NULL;
-		}
-	free(a->sizes);
-	a->sizes = NULL;
-	a->size_nbuf = 0;
 	hf_id_index_free(&a->by_id);
 	free(a->ids);
 	free(a->succ_off);
@@ -1177,6 +1092,39 @@ static void an_release(an *a)
 	a->succ_off = a->succ = a->roots = a->dist = a->dfn = a->idom = NULL;
 }
 
+/* The distances are needed again only by the output: they wait in a
+ * temporary file through the depth-first numbering, the predecessor lists
+ * and the dominators (4 bytes an object off the peak, which comes when the
+ * predecessor lists are built beside the successor lists).  Without a
+ * temporary file they stay in memory. */
+static void dist_park(an *a, FILE **f)
+{
+	*f = tmpfile();
+	if (!*f)
+		return;
+	if (fwrite(a->dist, sizeof *a->dist, a->n, *f) != a->n || fflush(*f)) {
+		fclose(*f);
+		*f = NULL;
+		return;
+	}
+	an_free(a, &a->dist, a->n, sizeof *a->dist);
+}
+
+static hf_status dist_unpark(an *a, FILE **f)
+{
+	if (!*f)
+		return HF_OK;
+	a->dist = an_alloc(a, a->n, sizeof *a->dist);
+	size_t got = a->dist ? (rewind(*f), fread(a->dist, sizeof *a->dist, a->n, *f)) : 0;
+	fclose(*f);
+	*f = NULL;
+	if (!a->dist)
+		return an_nomem(a);
+	if (got != a->n)
+		return hf_error_set(a->err, HF_ERR_IO, "cannot read the analysis's temporary file back");
+	return HF_OK;
+}
+
 static hf_status analyse_dump(an *a, int64_t **others, size_t *nothers, size_t *cap_others,
                               bool discover)
 {
@@ -1187,6 +1135,7 @@ static hf_status analyse_dump(an *a, int64_t **others, size_t *nothers, size_t *
 	uint32_t *class_of = NULL, *parent = NULL, *off = NULL, *pred = NULL;
 	uint32_t nstrong = 0, npred = 0, nrefobjs = 0;
 	size_t nbits = 0;
+	FILE *dist_file = NULL;
 
 	if ((rc = load_nodes(a, &class_ids, others, nothers, cap_others, discover)))
 		goto out;
@@ -1228,13 +1177,11 @@ static hf_status analyse_dump(an *a, int64_t **others, size_t *nothers, size_t *
 	an_free(a, &ref_bits, nbits, 1);
 	a->mem -= hf_id_index_bytes(&a->by_id);
 	hf_id_index_free(&a->by_id);
-	if (park(&a->park_ids, a->ids, (size_t)a->n * sizeof *a->ids))
-		an_free(a, &a->ids, a->n, sizeof *a->ids);
+	an_free(a, &a->ids, a->n, sizeof *a->ids);
 
 	if ((rc = search(a, &nstrong)))
 		goto out;
-	if (park(&a->park_dist, a->dist, (size_t)a->n * sizeof *a->dist))
-		an_free(a, &a->dist, a->n, sizeof *a->dist);
+	dist_park(a, &dist_file);
 	a->nv = nstrong + 1;
 	if ((rc = number(a, &parent)))
 		goto out;
@@ -1245,8 +1192,12 @@ static hf_status analyse_dump(an *a, int64_t **others, size_t *nothers, size_t *
 	an_free(a, &parent, a->nv, sizeof *parent);
 	an_free(a, &off, (size_t)a->nv + 1, sizeof *off);
 	an_free(a, &pred, npred ? npred : 1, sizeof *pred);
+	if ((rc = dist_unpark(a, &dist_file)))
+		goto out;
 	rc = write_results(a);
 out:
+	if (dist_file)
+		fclose(dist_file);
 	free(class_ids);
 	free(refs);
 	free(labels);
