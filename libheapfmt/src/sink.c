@@ -1,38 +1,14 @@
 /* Sink entry points: count what goes through and dispatch to the writer. */
 #include "internal.h"
 
-/* Whether s is valid UTF-8 (no overlong forms, surrogates or code points
- * past U+10FFFF). */
-static bool valid_utf8(const unsigned char *s)
-{
-	while (*s) {
-		unsigned c = *s;
-		size_t n = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
-		if (!n)
-			return false;
-		uint32_t cp = n == 1 ? c : c & (0x7F >> n);
-		for (size_t i = 1; i < n; i++) {
-			if ((s[i] & 0xC0) != 0x80)
-				return false;
-			cp = cp << 6 | (s[i] & 0x3F);
-		}
-		static const uint32_t min[5] = { 0, 0, 0x80, 0x800, 0x10000 };
-		if (cp < min[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-			return false;
-		s += n;
-	}
-	return true;
-}
-
 hf_status hf_sink_metadata(hf_sink *s, const char *key, const char *value, hf_error *err)
 {
 	s->n_metadata++;
 	if (!value)
 		value = "";
-	if (valid_utf8((const unsigned char *)value))
-		return s->ops->metadata(s, key, value, err);
-	/* Text from outside (a file name: a path is bytes) that is not UTF-8:
-	 * each invalid byte becomes U+FFFD, so that the output stays UTF-8. */
+	/* Text from outside (a file name: a path is bytes) may not be UTF-8:
+	 * the lenient decoder gives well-formed UTF-8, each bad byte U+FFFD,
+	 * and valid UTF-8 unchanged. */
 	size_t len = strlen(value);
 	char *clean = malloc(HF_MUTF8_OUT_MAX(len) + 1);
 	if (!clean)
