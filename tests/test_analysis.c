@@ -80,7 +80,8 @@ static void g_root(graph *g, uint32_t r)
 	g->roots[g->nr++] = r;
 }
 
-static uint64_t obj_id(uint32_t i) { return 0x10000 + 16 * (uint64_t)i; }
+static uint64_t id_base = 0x10000;   /* test_id_signs moves it */
+static uint64_t obj_id(uint32_t i) { return id_base + 16 * (uint64_t)i; }
 
 typedef struct expect {
 	int *reachable;          /* 1 strong, 2 only through a referent, 0 none */
@@ -271,6 +272,44 @@ static int close_db(hf_sink *s)
 	return st == HF_OK;
 }
 
+/* node_analysis_by_dominator is filled from sorted keys (presorted.c):
+ * SQLite's own check of the database, and the index's order against the
+ * table's rows sorted without it. */
+static void check_index(sqlite3 *db, const char *what)
+{
+	sqlite3_stmt *st;
+	const char *sql[3] = {
+		"PRAGMA integrity_check",
+		"SELECT count(*), group_concat(coalesce(dominator, 'n') || ':' || dump || ':' || identifier, ' ')"
+		" FROM (SELECT dominator, dump, identifier FROM node_analysis INDEXED BY node_analysis_by_dominator"
+		" ORDER BY dominator, dump)",
+		"SELECT count(*), group_concat(coalesce(dominator, 'n') || ':' || dump || ':' || identifier, ' ')"
+		" FROM (SELECT dominator, dump, identifier FROM node_analysis NOT INDEXED"
+		" ORDER BY dominator, dump, identifier)",
+	};
+	char *got[3] = { NULL, NULL, NULL };
+	for (int i = 0; i < 3; i++) {
+		if (sqlite3_prepare_v2(db, sql[i], -1, &st, NULL) != SQLITE_OK) {
+			CHECK(0, "%s: %s: %s", what, sql[i], sqlite3_errmsg(db));
+			continue;
+		}
+		if (sqlite3_step(st) == SQLITE_ROW) {
+			const char *a = (const char *)sqlite3_column_text(st, 0);
+			const char *b = (const char *)sqlite3_column_text(st, 1);
+			size_t n = strlen(a ? a : "") + strlen(b ? b : "") + 2;
+			got[i] = malloc(n);
+			if (got[i])
+				snprintf(got[i], n, "%s %s", a ? a : "", b ? b : "");
+		}
+		sqlite3_finalize(st);
+	}
+	CHECK(got[0] && !strncmp(got[0], "ok", 2), "%s: integrity_check: %s", what, got[0] ? got[0] : "?");
+	CHECK(got[1] && got[2] && !strcmp(got[1], got[2]), "%s: node_analysis_by_dominator in order",
+	      what);
+	for (int i = 0; i < 3; i++)
+		free(got[i]);
+}
+
 /* Compares node_analysis of `dump` with x, node by node. */
 static void compare(const char *path, const graph *g, const expect *x, uint32_t dump,
                     const char *what)
@@ -309,6 +348,7 @@ static void compare(const char *path, const graph *g, const expect *x, uint32_t 
 	sqlite3_finalize(st);
 	CHECK_EQ_U(i, g->n, what);
 	CHECK_EQ_U(bad, 0, what);
+	check_index(db, what);
 	sqlite3_close(db);
 }
 
@@ -419,6 +459,52 @@ static void test_small_graphs(const char *tmp)
 		check_graph(tmp, &g, what, round & 1);
 		g_free(&g);
 	}
+}
+
+/* Ids as SQLite orders them (signed): all above 2^63 (negative), one of 0
+ * (whose dominated objects share the super-root's dominator value 0), and
+ * ids on both sides of 2^63 (objects not in id order any more, so only the
+ * index is checked): the index by dominator places 0 among the ids. */
+static void test_id_signs(const char *tmp)
+{
+	static const uint64_t bases[] = { 0xFFFFFFFFFFF00000u, 0, 0x7FFFFFFFFFFFF000u };
+	for (int b = 0; b < 3; b++) {
+		id_base = bases[b];
+		graph g;
+		uint32_t n = 300;
+		g_init(&g, n);
+		for (uint32_t r = 0; r < 5; r++)
+			g_root(&g, rnd(n));
+		g_root(&g, 0);
+		g_root(&g, n - 1);
+		for (uint32_t e = 0; e < 3 * n; e++) {
+			uint32_t src = rnd(n), d = rnd(8) ? (src + 1 + rnd(6)) % n : rnd(n);
+			g_edge(&g, src, d);
+		}
+		char what[64];
+		snprintf(what, sizeof what, "ids from %#llx", (unsigned long long)id_base);
+		if (b < 2) {
+			check_graph(tmp, &g, what, 1);
+			check_graph(tmp, &g, what, 0);
+		} else {
+			char path[512];
+			snprintf(path, sizeof path, "%s/analysis-signs.db", tmp);
+			hf_sink *s = open_db(path, 1);
+			hf_error err;
+			if (s) {
+				g_write(s, &g, 0, &err);
+				if (close_db(s)) {
+					sqlite3 *db;
+					sqlite3_open(path, &db);
+					check_index(db, what);
+					sqlite3_close(db);
+				}
+			}
+			unlink(path);
+		}
+		g_free(&g);
+	}
+	id_base = 0x10000;
 }
 
 /* java.lang.ref.Reference's referent is not a strong reference; its other
@@ -794,6 +880,7 @@ int main(int argc, char **argv)
 	test_referent(argv[2], 0);   /* kinds and names read with every edge */
 	test_referent(argv[2], 40);  /* the Reference instance's edges read by key */
 	test_two_dumps(argv[2]);
+	test_id_signs(argv[2]);
 	test_long_chain(argv[2]);
 	test_sample(argv[1], argv[2]);
 	return t_done("test_analysis");

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include "testlib.h"
 #include <jansson.h>
+#include <sqlite3.h>
 #include <stdlib.h>
 #include <zlib.h>
 
@@ -740,6 +741,103 @@ static void test_ndjson_queue(void)
 	fclose(fp);
 }
 
+/* ---- hf_rowsort against qsort ---------------------------------------------- */
+
+static int cmp_row4(const void *x, const void *y)
+{
+	const hf_row4 *a = x, *b = y;
+	for (int c = 0; c < 4; c++)
+		if (a->k[c] != b->k[c])
+			return a->k[c] < b->k[c] ? -1 : 1;
+	return 0;
+}
+
+/* Sorted runs kept in a temporary file and merged, sorted on a thread:
+ * the same order as qsort, SQLite's (signed) order of integers, with ties
+ * in every column and the extreme values. */
+static void test_rowsort(void)
+{
+	static const size_t cases[][2] = { { 0, 16 }, { 1, 16 }, { 17, 16 }, { 1000, 64 },
+		{ 200000, 4096 }, { 70000, 0 } };
+	static const int64_t extremes[] = { INT64_MIN, INT64_MIN + 1, -1, 0, 1, INT64_MAX - 1, INT64_MAX };
+	uint64_t x = 0x9E3779B97F4A7C15u;
+	for (size_t t = 0; t < sizeof cases / sizeof *cases; t++) {
+		size_t n = cases[t][0];
+		hf_rowsort s;
+		CHECK(hf_rowsort_init(&s, cases[t][1]), "rowsort init");
+		hf_row4 *ref = malloc((n ? n : 1) * sizeof *ref);
+		hf_error err;
+		for (size_t i = 0; i < n; i++) {
+			int64_t k[4];
+			for (int c = 0; c < 4; c++) {
+				x ^= x << 13;
+				x ^= x >> 7;
+				x ^= x << 17;
+				switch ((x >> 60) % 4) {
+				case 0: k[c] = extremes[(x >> 8) % 7]; break;
+				case 1: k[c] = (int64_t)(x % 5) - 2; break;
+				default: k[c] = (int64_t)x;
+				}
+			}
+			if (t == 4 && i % 3)
+				k[3] = (int64_t)i;   /* a column partly in order, like edge seq */
+			memcpy(ref[i].k, k, sizeof k);
+			CHECK(hf_rowsort_add(&s, k[0], k[1], k[2], k[3], &err) == HF_OK, "add: %s", err.message);
+		}
+		CHECK(hf_rowsort_finish(&s, &err) == HF_OK, "finish: %s", err.message);
+		qsort(ref, n, sizeof *ref, cmp_row4);
+		size_t i = 0, bad = 0;
+		hf_row4 r;
+		while (hf_rowsort_next(&s, &r) == 1) {
+			if (i >= n || memcmp(&r, &ref[i], sizeof r))
+				bad++;
+			i++;
+		}
+		CHECK_EQ_U(i, n, "rows out of hf_rowsort");
+		CHECK_EQ_U(bad, 0, "rows out of order");
+		CHECK(hf_rowsort_next(&s, &r) == 0, "the end stays the end");
+		if (cases[t][1] && n > cases[t][1])
+			CHECK_EQ_U(s.nruns, (n + cases[t][1] - 1) / cases[t][1], "sorted runs");
+		hf_rowsort_free(&s);
+		free(ref);
+	}
+}
+
+/* The imposter tables the big indexes are filled through (presorted.c)
+ * can be made with this SQLite: else every database is indexed the slow
+ * way, and the tests of the indexes' order would not see the fast one. */
+static void test_imposter(void)
+{
+	sqlite3 *db = NULL;
+	CHECK(sqlite3_open(":memory:", &db) == SQLITE_OK, "open");
+	CHECK(sqlite3_exec(db, "CREATE TABLE t (a INTEGER NOT NULL, b INTEGER, PRIMARY KEY (a)) WITHOUT ROWID;"
+	                       " CREATE INDEX t_b ON t (b); BEGIN", NULL, NULL, NULL) == SQLITE_OK, "schema");
+	CHECK(hf_imposter_open(db, "t", "hf-imp-t", "a, b, PRIMARY KEY (a)"), "imposter over a table");
+	CHECK(hf_imposter_open(db, "t_b", "hf-imp-t_b", "b, a, PRIMARY KEY (b, a)"), "imposter over an index");
+	CHECK(sqlite3_exec(db, "INSERT INTO \"hf-imp-t\" VALUES (1, 30), (2, 10), (3, 20);"
+	                       " INSERT INTO \"hf-imp-t_b\" VALUES (10, 2), (20, 3), (30, 1)",
+	                   NULL, NULL, NULL) == SQLITE_OK, "insert: %s", sqlite3_errmsg(db));
+	hf_imposters_close(db);
+	sqlite3_stmt *st = NULL;
+	const char *want[] = { "ok", "2 3 1" };
+	const char *sql[] = { "PRAGMA integrity_check",
+		"SELECT group_concat(a, ' ') FROM (SELECT a FROM t INDEXED BY t_b ORDER BY b)" };
+	for (int i = 0; i < 2; i++) {
+		CHECK(sqlite3_prepare_v2(db, sql[i], -1, &st, NULL) == SQLITE_OK, "%s", sqlite3_errmsg(db));
+		CHECK(sqlite3_step(st) == SQLITE_ROW, "row");
+		CHECK_STR((const char *)sqlite3_column_text(st, 0), want[i], sql[i]);
+		sqlite3_finalize(st);
+	}
+	CHECK(sqlite3_prepare_v2(db, "SELECT * FROM \"hf-imp-t\"", -1, &st, NULL) != SQLITE_OK,
+	      "the imposters are gone");
+	sqlite3_finalize(st);
+	CHECK(sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_schema WHERE name LIKE 'hf-imp%'", -1,
+	                         &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW &&
+	      sqlite3_column_int(st, 0) == 0, "nothing of them in sqlite_schema");
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+}
+
 int main(void)
 {
 	test_mutf8();
@@ -752,5 +850,7 @@ int main(void)
 	test_v8_tokenizer();
 	test_ndjson_deep();
 	test_ndjson_queue();
+	test_rowsort();
+	test_imposter();
 	return t_done("test_unit");
 }

@@ -6,6 +6,7 @@
 #include "heapfmt/analysis.h"
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -208,5 +209,77 @@ static inline void hf_queue_get(const uint8_t **p, void *out, size_t n)
 	memcpy(out, *p, n);
 	*p += n;
 }
+
+/* ---- presorted indexes (presorted.c) ---------------------------------------
+ * Big indexes are created empty before their table is filled and filled at
+ * the end from sorted keys, through imposter tables (presorted.c says why
+ * and how).  hf_imposter_open makes the imposter table name over the b-tree
+ * of object (an index, or a WITHOUT ROWID table), with the columns decl
+ * ("a, b, c, PRIMARY KEY (a, b)"); false when the library cannot, and then
+ * nothing was made.  hf_imposters_close forgets them all (statements that
+ * name them must be finalized first). */
+bool hf_imposter_open(struct sqlite3 *db, const char *object, const char *name, const char *decl);
+void hf_imposters_close(struct sqlite3 *db);
+
+/* Rows handed to an INSERT one at a time: next() fills row (bit c of
+ * *nulls set: column c is NULL) and returns 1, 0 at the end, -1 on failure
+ * (having set failed and its error). */
+#define HF_ROW_MAX 6
+typedef struct hf_row_feed {
+	int (*next)(struct hf_row_feed *f, int64_t row[HF_ROW_MAX], unsigned *nulls);
+	void *ctx;
+	hf_status failed;
+} hf_row_feed;
+#define HF_ROW_FEED_POINTER "heapfmt.row_feed"
+/* INSERT INTO main."table" (an imposter, or not) the first ncols columns
+ * of every row of f; *rows: how many went in. */
+hf_status hf_row_feed_insert(struct sqlite3 *db, const char *table, unsigned ncols,
+                             hf_row_feed *f, uint64_t *rows, hf_error *err);
+
+/* hf_rowsort: rows of four integers sorted (signed, column by column) in
+ * runs of at most rows_per_run, sorted on a thread of their own and kept in
+ * a temporary file, then merged. */
+typedef struct hf_row4 {
+	int64_t k[4];
+} hf_row4;
+#define HF_ROWSORT_ROWS ((size_t)1 << 19)   /* 16 MiB a buffer */
+struct run_reader;
+typedef struct hf_rowsort {
+	hf_row4 *fill, *work, *tmp;
+	size_t cap, nfill, nwork;
+	FILE *file;
+	uint64_t written;          /* rows in the file */
+	uint64_t *run_end;         /* [nruns]: row where each run ends */
+	size_t nruns, caprun;
+	hf_worker worker;
+	bool threaded, merging;
+	int werr;                  /* errno of the worker's failure */
+	struct run_reader *readers;
+	uint32_t *heap;
+	size_t nheap;
+} hf_rowsort;
+
+bool hf_rowsort_init(hf_rowsort *s, size_t rows_per_run);   /* 0: HF_ROWSORT_ROWS */
+hf_status hf_rowsort_spill(hf_rowsort *s, hf_error *err);
+static inline hf_status hf_rowsort_add(hf_rowsort *s, int64_t a, int64_t b, int64_t c, int64_t d,
+                                       hf_error *err)
+{
+	if (s->nfill == s->cap) {
+		hf_status st = hf_rowsort_spill(s, err);
+		if (st)
+			return st;
+	}
+	hf_row4 *r = &s->fill[s->nfill++];
+	r->k[0] = a;
+	r->k[1] = b;
+	r->k[2] = c;
+	r->k[3] = d;
+	return HF_OK;
+}
+/* No more rows: the merge begins. */
+hf_status hf_rowsort_finish(hf_rowsort *s, hf_error *err);
+/* The next row in order: 1, 0 at the end, -1 when the file cannot be read. */
+int hf_rowsort_next(hf_rowsort *s, hf_row4 *out);
+void hf_rowsort_free(hf_rowsort *s);
 
 #endif
