@@ -74,6 +74,16 @@ static const char analysis_indexes[] =
 static const char imp_table[] = "hf-imp-node_analysis";
 static const char imp_index[] = "hf-imp-node_analysis_by_dominator";
 
+/* (Again after hf_analysis_run_beside's work, which may forget them.) */
+static bool open_imposters(sqlite3 *db)
+{
+	return hf_imposter_open(db, "node_analysis", imp_table,
+	                        "identifier, dump, reachable, distance, dominator, retained_size,"
+	                        " PRIMARY KEY (identifier, dump)") &&
+	       hf_imposter_open(db, "node_analysis_by_dominator", imp_index,
+	                        "dominator, dump, identifier, PRIMARY KEY (dominator, dump, identifier)");
+}
+
 /* One dump's analysis: the arrays of the phases above and its counts. */
 typedef struct an {
 	sqlite3 *db;
@@ -100,6 +110,8 @@ typedef struct an {
 	uint64_t reachable_bytes, weak_bytes, unreachable_bytes, weak, unreachable;
 	uint32_t max_distance;
 	bool presorted;          /* node_analysis and its index filled through imposters */
+	hf_analysis_beside beside;   /* see hf_analysis_run_beside; NULL once called */
+	void *beside_ctx;
 } an;
 
 /* ---- memory ------------------------------------------------------------- */
@@ -1090,6 +1102,78 @@ static hf_status dist_unpark(an *a, FILE **f)
 	return HF_OK;
 }
 
+/* From the successor lists to the dominators: arrays only, no SQLite. */
+static hf_status compute(an *a)
+{
+	uint32_t *parent = NULL, *off = NULL, *pred = NULL;
+	uint32_t nstrong = 0, npred = 0;
+	FILE *dist_file = NULL;
+	hf_status rc;
+	if ((rc = search(a, &nstrong)))
+		goto out;
+	dist_park(a, &dist_file);
+	a->nv = nstrong + 1;
+	if ((rc = number(a, &parent)))
+		goto out;
+	if ((rc = predecessors(a, &off, &pred, &npred)))
+		goto out;
+	if ((rc = dominators(a, parent, off, pred)))
+		goto out;
+	an_free(a, &parent, a->nv, sizeof *parent);
+	an_free(a, &off, (size_t)a->nv + 1, sizeof *off);
+	an_free(a, &pred, npred ? npred : 1, sizeof *pred);
+	rc = dist_unpark(a, &dist_file);
+out:
+	if (dist_file)
+		fclose(dist_file);
+	free(parent);
+	free(off);
+	free(pred);
+	return rc;
+}
+
+/* compute() on a thread of its own while this one does the caller's work
+ * beside it (hf_analysis_run_beside), once; compute() alone otherwise. */
+typedef struct compute_job {
+	an *a;
+	hf_status rc;
+} compute_job;
+
+static void *compute_main(void *arg)
+{
+	compute_job *j = arg;
+	j->rc = compute(j->a);
+	return NULL;
+}
+
+static hf_status compute_beside(an *a)
+{
+	hf_analysis_beside beside = a->beside;
+	a->beside = NULL;
+	if (!beside)
+		return compute(a);
+	/* The thread has an error of its own: this one's goes to the caller. */
+	hf_error terr, *err = a->err;
+	memset(&terr, 0, sizeof terr);
+	a->err = &terr;
+	compute_job job = { a, HF_OK };
+	pthread_t t;
+	bool threaded = pthread_create(&t, NULL, compute_main, &job) == 0;
+	if (!threaded)
+		job.rc = compute(a);
+	hf_status brc = beside(a->beside_ctx, err);
+	if (threaded)
+		pthread_join(t, NULL);
+	a->err = err;
+	if (brc)
+		return brc;
+	if (a->presorted && !open_imposters(a->db))
+		return hf_error_set(err, HF_ERR_IO, "analysis: SQLite: cannot make the imposter tables again");
+	if (job.rc)
+		*err = terr;
+	return job.rc;
+}
+
 static hf_status analyse_dump(an *a, int64_t **others, size_t *nothers, size_t *cap_others,
                               bool discover)
 {
@@ -1097,10 +1181,9 @@ static hf_status analyse_dump(an *a, int64_t **others, size_t *nothers, size_t *
 	int64_t *class_ids = NULL, *refs = NULL, *labels = NULL;
 	size_t nrefs = 0, nlabels = 0;
 	uint8_t *root_bits = NULL, *ref_bits = NULL;
-	uint32_t *class_of = NULL, *parent = NULL, *off = NULL, *pred = NULL;
-	uint32_t nstrong = 0, npred = 0, nrefobjs = 0;
+	uint32_t *class_of = NULL;
+	uint32_t nrefobjs = 0;
 	size_t nbits = 0;
-	FILE *dist_file = NULL;
 
 	if ((rc = load_nodes(a, &class_ids, others, nothers, cap_others, discover)))
 		goto out;
@@ -1144,33 +1227,15 @@ static hf_status analyse_dump(an *a, int64_t **others, size_t *nothers, size_t *
 	hf_id_index_free(&a->by_id);
 	an_free(a, &a->ids, a->n, sizeof *a->ids);
 
-	if ((rc = search(a, &nstrong)))
-		goto out;
-	dist_park(a, &dist_file);
-	a->nv = nstrong + 1;
-	if ((rc = number(a, &parent)))
-		goto out;
-	if ((rc = predecessors(a, &off, &pred, &npred)))
-		goto out;
-	if ((rc = dominators(a, parent, off, pred)))
-		goto out;
-	an_free(a, &parent, a->nv, sizeof *parent);
-	an_free(a, &off, (size_t)a->nv + 1, sizeof *off);
-	an_free(a, &pred, npred ? npred : 1, sizeof *pred);
-	if ((rc = dist_unpark(a, &dist_file)))
+	if ((rc = compute_beside(a)))
 		goto out;
 	rc = write_results(a);
 out:
-	if (dist_file)
-		fclose(dist_file);
 	free(class_ids);
 	free(refs);
 	free(labels);
 	free(root_bits);
 	free(ref_bits);
-	free(parent);
-	free(off);
-	free(pred);
 	an_release(a);
 	return rc;
 }
@@ -1205,6 +1270,13 @@ static void add_stats(hf_analysis_stats *s, const an *a)
 hf_status hf_analysis_run(sqlite3 *db, const hf_analysis_options *opt, hf_analysis_stats *stats,
                           hf_error *err)
 {
+	return hf_analysis_run_beside(db, opt, stats, NULL, NULL, err);
+}
+
+hf_status hf_analysis_run_beside(sqlite3 *db, const hf_analysis_options *opt,
+                                 hf_analysis_stats *stats, hf_analysis_beside beside, void *ctx,
+                                 hf_error *err)
+{
 	hf_analysis_options o;
 	hf_analysis_options_init(&o);
 	if (opt)
@@ -1238,11 +1310,7 @@ hf_status hf_analysis_run(sqlite3 *db, const hf_analysis_options *opt, hf_analys
 	/* The index made now, empty, and filled dump by dump (imp_table). */
 	bool presorted = false;
 	if (!o.no_index && sqlite3_exec(db, analysis_indexes, NULL, NULL, NULL) == SQLITE_OK) {
-		presorted = hf_imposter_open(db, "node_analysis", imp_table,
-		                             "identifier, dump, reachable, distance, dominator, retained_size,"
-		                             " PRIMARY KEY (identifier, dump)") &&
-		            hf_imposter_open(db, "node_analysis_by_dominator", imp_index,
-		                             "dominator, dump, identifier, PRIMARY KEY (dominator, dump, identifier)");
+		presorted = open_imposters(db);
 		if (!presorted) {
 			hf_imposters_close(db);
 			sqlite3_exec(db, "DROP INDEX IF EXISTS node_analysis_by_dominator", NULL, NULL, NULL);
@@ -1258,7 +1326,10 @@ hf_status hf_analysis_run(sqlite3 *db, const hf_analysis_options *opt, hf_analys
 		a.err = err;
 		a.dump = -1;
 		a.presorted = presorted;
-		if (!first) {
+		if (first) {
+			a.beside = beside;
+			a.beside_ctx = ctx;
+		} else {
 			if (done == nothers)
 				break;
 			a.dump = others[done++];

@@ -90,6 +90,16 @@ void hf_heapdb_record_table(const char *name, char *out, size_t size);
 /* Analyses the heap database open on db inside the caller's transaction:
  * (re)creates node_analysis and dump_analysis. */
 struct sqlite3;
+/* The same, and beside(ctx, err) on the calling thread while the first
+ * dump's dominators are computed on another (once the analysis has read what
+ * it needs; it uses the connection meanwhile, the computation does not).
+ * beside may use the connection, but the analysis has already read the
+ * tables: the heap database writer fills its indexes then.  Not called when
+ * the analysis ends before (no nodes, a failure). */
+typedef hf_status (*hf_analysis_beside)(void *ctx, hf_error *err);
+hf_status hf_analysis_run_beside(struct sqlite3 *db, const hf_analysis_options *opt,
+                                 hf_analysis_stats *stats, hf_analysis_beside beside, void *ctx,
+                                 hf_error *err);
 hf_status hf_analysis_run(struct sqlite3 *db, const hf_analysis_options *opt,
                           hf_analysis_stats *stats, hf_error *err);
 
@@ -276,7 +286,7 @@ static inline hf_status hf_rowsort_add(hf_rowsort *s, int64_t a, int64_t b, int6
 	r->k[3] = d;
 	return HF_OK;
 }
-/* No more rows: the merge begins. */
+/* No more rows: the merge begins (a second call does nothing). */
 hf_status hf_rowsort_finish(hf_rowsort *s, hf_error *err);
 /* The next row in order: 1, 0 at the end, -1 when the file cannot be read. */
 int hf_rowsort_next(hf_rowsort *s, hf_row4 *out);

@@ -15,7 +15,10 @@
  * live only in this connection's copy of the schema (nothing is written to
  * sqlite_schema).  A library built without test controls makes a real
  * table instead: hf_imposter_open notices, drops it, and the writer goes
- * back to CREATE INDEX after the load.  tests/test_unit.c checks the
+ * back to CREATE INDEX after the load.  An imposter names its b-tree by
+ * root page, and root pages move only when a table is dropped in an
+ * auto-vacuum database: imposters are made after the last DROP and
+ * forgotten (hf_imposters_close) before the next.  tests/test_unit.c checks the
  * indexes made this way against SQLite's own (PRAGMA integrity_check, and
  * the entries compared with those of CREATE INDEX).
  *
@@ -41,10 +44,35 @@
 
 /* ---- imposter tables ------------------------------------------------------ */
 
+/* Whether sqlite_schema names it (true when it cannot tell). */
+static bool in_schema(sqlite3 *db, const char *name)
+{
+	sqlite3_stmt *st = NULL;
+	bool in = true;
+	if (sqlite3_prepare_v2(db, "SELECT count(*) FROM main.sqlite_schema WHERE name = ?1", -1, &st,
+	                       NULL) == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+		if (sqlite3_step(st) == SQLITE_ROW)
+			in = sqlite3_column_int(st, 0) != 0;
+	}
+	sqlite3_finalize(st);
+	return in;
+}
+
 bool hf_imposter_open(sqlite3 *db, const char *object, const char *name, const char *decl)
 {
 	sqlite3_stmt *st = NULL;
 	int tnum = 0;
+	/* Made already (and not forgotten since): a table of that name that is
+	 * not in sqlite_schema. */
+	char *sql = sqlite3_mprintf("SELECT 1 FROM main.\"%w\"", name);
+	if (!sql)
+		return false;
+	int exists = sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK;
+	sqlite3_finalize(st);
+	sqlite3_free(sql);
+	if (exists)
+		return !in_schema(db, name);
 	if (sqlite3_prepare_v2(db, "SELECT rootpage FROM main.sqlite_schema WHERE name = ?1"
 	                           " AND type IN ('table', 'index')", -1, &st, NULL) != SQLITE_OK)
 		return false;
@@ -55,7 +83,7 @@ bool hf_imposter_open(sqlite3 *db, const char *object, const char *name, const c
 	if (tnum <= 1)
 		return false;
 	/* Unqualified: "main." makes the imposter mode fail with SQLITE_CORRUPT. */
-	char *sql = sqlite3_mprintf("CREATE TABLE \"%w\" (%s) WITHOUT ROWID", name, decl);
+	sql = sqlite3_mprintf("CREATE TABLE \"%w\" (%s) WITHOUT ROWID", name, decl);
 	if (!sql)
 		return false;
 	sqlite3_test_control(SQLITE_TESTCTRL_IMPOSTER, db, "main", 1, tnum);
@@ -66,15 +94,7 @@ bool hf_imposter_open(sqlite3 *db, const char *object, const char *name, const c
 		return false;
 	/* An imposter is not in sqlite_schema; a real table (test controls
 	 * compiled out) is, and has b-tree pages of its own: dropped. */
-	int real = 1;
-	if (sqlite3_prepare_v2(db, "SELECT count(*) FROM main.sqlite_schema WHERE name = ?1", -1, &st,
-	                       NULL) == SQLITE_OK) {
-		sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-		if (sqlite3_step(st) == SQLITE_ROW)
-			real = sqlite3_column_int(st, 0) != 0;
-		sqlite3_finalize(st);
-	}
-	if (real) {
+	if (in_schema(db, name)) {
 		sql = sqlite3_mprintf("DROP TABLE IF EXISTS main.\"%w\"", name);
 		if (sql)
 			sqlite3_exec(db, sql, NULL, NULL, NULL);
@@ -441,6 +461,8 @@ static void heap_down(hf_rowsort *s, size_t i)
 
 hf_status hf_rowsort_finish(hf_rowsort *s, hf_error *err)
 {
+	if (s->merging)
+		return HF_OK;
 	hf_status st = hf_rowsort_spill(s, err);
 	if (st)
 		return st;
@@ -450,21 +472,18 @@ hf_status hf_rowsort_finish(hf_rowsort *s, hf_error *err)
 	if (s->werr)
 		return hf_error_set(err, HF_ERR_IO, "cannot write the temporary file of an index: %s",
 		                    strerror(s->werr));
-	/* The buffers are not needed any more: the readers' come from fill. */
+	/* The sorting buffers go; the merge reads MERGE_ROWS of each run at a
+	 * time (into fill, made to measure). */
 	free(s->work);
 	free(s->tmp);
+	free(s->fill);
 	s->work = s->tmp = NULL;
+	s->cap = (s->nruns ? s->nruns : 1) * (size_t)MERGE_ROWS;
+	s->fill = malloc(s->cap * sizeof *s->fill);
 	s->readers = calloc(s->nruns ? s->nruns : 1, sizeof *s->readers);
 	s->heap = calloc(s->nruns ? s->nruns : 1, sizeof *s->heap);
-	hf_row4 *bufs = s->nruns * (size_t)MERGE_ROWS <= s->cap ? s->fill
-	                : malloc(s->nruns * (size_t)MERGE_ROWS * sizeof *bufs);
-	if (!s->readers || !s->heap || !bufs)
+	if (!s->readers || !s->heap || !s->fill)
 		return hf_error_set(err, HF_ERR_NOMEM, "out of memory");
-	if (bufs != s->fill) {
-		free(s->fill);
-		s->fill = bufs;
-		s->cap = s->nruns * (size_t)MERGE_ROWS;
-	}
 	for (size_t r = 0; r < s->nruns; r++) {
 		run_reader *rd = &s->readers[r];
 		rd->next = r ? s->run_end[r - 1] : 0;
