@@ -1167,8 +1167,10 @@ static hf_status compute_beside(an *a)
 	a->err = err;
 	if (brc)
 		return brc;
+	/* Without them, the rows go into node_analysis itself, which carries
+	 * them into its index (slower, the same index). */
 	if (a->presorted && !open_imposters(a->db))
-		return hf_error_set(err, HF_ERR_IO, "analysis: SQLite: cannot make the imposter tables again");
+		a->presorted = false;
 	if (job.rc)
 		*err = terr;
 	return job.rc;
@@ -1308,9 +1310,9 @@ hf_status hf_analysis_run_beside(sqlite3 *db, const hf_analysis_options *opt,
 		return st;
 	}
 	/* The index made now, empty, and filled dump by dump (imp_table). */
-	bool presorted = false;
+	bool presorted = false, index_made = false;
 	if (!o.no_index && sqlite3_exec(db, analysis_indexes, NULL, NULL, NULL) == SQLITE_OK) {
-		presorted = open_imposters(db);
+		presorted = index_made = open_imposters(db);
 		if (!presorted) {
 			hf_imposters_close(db);
 			sqlite3_exec(db, "DROP INDEX IF EXISTS node_analysis_by_dominator", NULL, NULL, NULL);
@@ -1335,13 +1337,14 @@ hf_status hf_analysis_run_beside(sqlite3 *db, const hf_analysis_options *opt,
 			a.dump = others[done++];
 		}
 		rc = analyse_dump(&a, &others, &nothers, &cap_others, first);
+		presorted = presorted && a.presorted;
 		if (!rc && a.n)
 			add_stats(stats, &a);
 		if (first && !a.n)
 			break;           /* no nodes at all */
 	}
 	free(others);
-	if (presorted)
+	if (index_made)
 		hf_imposters_close(db);
 	else if (!rc && !o.no_index && sqlite3_exec(db, analysis_indexes, NULL, NULL, &msg) != SQLITE_OK) {
 		rc = hf_error_set(err, HF_ERR_IO, "analysis: SQLite: %s", msg ? msg : "error");

@@ -1008,8 +1008,18 @@ static hf_status fill_core_indexes(heapdb *w, hf_error *err)
 	sqlite3_finalize(w->node_rows.insert);
 	sqlite3_finalize(w->edge_rows.insert);
 	w->node_rows.insert = w->edge_rows.insert = NULL;
-	/* (Both sorts ended already, in db_finish.) */
-	hf_status st = hf_rowsort_finish(&w->node_keys, err);
+	/* (Both sorts ended already, in db_finish.)  The imposters over the
+	 * indexes again: the analysis forgets every imposter of the connection
+	 * when it cannot make its own (hf_imposter_open does nothing when they
+	 * are there). */
+	hf_status st = HF_OK;
+	for (size_t i = 2; i < sizeof core_imposters / sizeof *core_imposters && !st; i++)
+		if (!hf_imposter_open(w->db, core_imposters[i].object, core_imposters[i].imposter,
+		                      core_imposters[i].decl))
+			st = hf_error_set(err, HF_ERR_IO, "SQLite: cannot make the imposter table %s again",
+			                  core_imposters[i].imposter);
+	if (!st)
+		st = hf_rowsort_finish(&w->node_keys, err);
 	if (!st)
 		st = hf_rowsort_finish(&w->edge_keys, err);
 	if (!st)

@@ -44,11 +44,11 @@
 
 /* ---- imposter tables ------------------------------------------------------ */
 
-/* Whether sqlite_schema names it (true when it cannot tell). */
-static bool in_schema(sqlite3 *db, const char *name)
+/* Whether sqlite_schema names it: 1 yes, 0 no, -1 cannot tell. */
+static int in_schema(sqlite3 *db, const char *name)
 {
 	sqlite3_stmt *st = NULL;
-	bool in = true;
+	int in = -1;
 	if (sqlite3_prepare_v2(db, "SELECT count(*) FROM main.sqlite_schema WHERE name = ?1", -1, &st,
 	                       NULL) == SQLITE_OK) {
 		sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
@@ -72,7 +72,7 @@ bool hf_imposter_open(sqlite3 *db, const char *object, const char *name, const c
 	sqlite3_finalize(st);
 	sqlite3_free(sql);
 	if (exists)
-		return !in_schema(db, name);
+		return in_schema(db, name) == 0;
 	if (sqlite3_prepare_v2(db, "SELECT rootpage FROM main.sqlite_schema WHERE name = ?1"
 	                           " AND type IN ('table', 'index')", -1, &st, NULL) != SQLITE_OK)
 		return false;
@@ -93,15 +93,20 @@ bool hf_imposter_open(sqlite3 *db, const char *object, const char *name, const c
 	if (rc != SQLITE_OK)
 		return false;
 	/* An imposter is not in sqlite_schema; a real table (test controls
-	 * compiled out) is, and has b-tree pages of its own: dropped. */
-	if (in_schema(db, name)) {
-		sql = sqlite3_mprintf("DROP TABLE IF EXISTS main.\"%w\"", name);
+	 * compiled out) is, and has b-tree pages of its own.  Dropping an
+	 * imposter would free the pages of the b-tree it stands over, so a name
+	 * is dropped only when sqlite_schema lists it once the imposters are
+	 * forgotten (the caller's others too: it goes back to CREATE INDEX). */
+	if (in_schema(db, name) == 0)
+		return true;
+	hf_imposters_close(db);
+	if (in_schema(db, name) == 1) {
+		sql = sqlite3_mprintf("DROP TABLE main.\"%w\"", name);
 		if (sql)
 			sqlite3_exec(db, sql, NULL, NULL, NULL);
 		sqlite3_free(sql);
-		return false;
 	}
-	return true;
+	return false;
 }
 
 void hf_imposters_close(sqlite3 *db)
