@@ -422,7 +422,8 @@ CREATE TABLE dump_analysis (
 -- Indexes, filled after the bulk load (not at all with --no-index); the
 -- writer fills edge_by_dest, node_by_class and node_analysis_by_dominator
 -- from keys it sorted itself (libheapfmt/src/presorted.c), not with CREATE
--- INDEX, when the SQLite library lets it: the same indexes either way.
+-- INDEX, when the SQLite library lets it: the same entries either way (the
+-- pages less full than CREATE INDEX leaves them).
 -- ---------------------------------------------------------------------------
 
 -- (An object's outgoing references need no index: edge is keyed by source.)
