@@ -13,6 +13,7 @@
 #include <jansson.h>
 #include <sqlite3.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <zlib.h>
 
 static void test_mutf8(void)
@@ -838,6 +839,41 @@ static void test_imposter(void)
 	sqlite3_close(db);
 }
 
+/* hf_tmpfile: in $TMPDIR when set (unlinked at once), else tmpfile()'s
+ * place, and a $TMPDIR that cannot be used does not make it fail. */
+static void test_tmpfile(void)
+{
+	char dir[] = "/tmp/heapfmt-test-tmpdir-XXXXXX";
+	CHECK(mkdtemp(dir) != NULL, "mkdtemp");
+	const char *old = getenv("TMPDIR");
+	char *keep = old ? strdup(old) : NULL;
+	setenv("TMPDIR", dir, 1);
+	FILE *f = hf_tmpfile();
+	CHECK(f != NULL, "hf_tmpfile in %s", dir);
+	if (f) {
+		char link[64], target[512];
+		snprintf(link, sizeof link, "/proc/self/fd/%d", fileno(f));
+		ssize_t n = readlink(link, target, sizeof target - 1);
+		target[n > 0 ? n : 0] = 0;
+		CHECK(!strncmp(target, dir, strlen(dir)), "the file is in $TMPDIR: %s", target);
+		CHECK(strstr(target, "(deleted)") != NULL, "and unlinked: %s", target);
+		CHECK(fwrite("abc", 1, 3, f) == 3 && fflush(f) == 0 && (rewind(f), fgetc(f)) == 'a',
+		      "written and read back");
+		fclose(f);
+	}
+	setenv("TMPDIR", "/nonexistent/heapfmt", 1);
+	f = hf_tmpfile();
+	CHECK(f != NULL, "a $TMPDIR that does not exist: tmpfile()'s place");
+	if (f)
+		fclose(f);
+	if (keep)
+		setenv("TMPDIR", keep, 1);
+	else
+		unsetenv("TMPDIR");
+	free(keep);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	test_mutf8();
@@ -852,5 +888,6 @@ int main(void)
 	test_ndjson_queue();
 	test_rowsort();
 	test_imposter();
+	test_tmpfile();
 	return t_done("test_unit");
 }

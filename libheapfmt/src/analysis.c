@@ -1076,7 +1076,7 @@ static void an_release(an *a)
  * temporary file they stay in memory. */
 static void dist_park(an *a, FILE **f)
 {
-	*f = tmpfile();
+	*f = hf_tmpfile();
 	if (!*f)
 		return;
 	if (fwrite(a->dist, sizeof *a->dist, a->n, *f) != a->n || fflush(*f)) {

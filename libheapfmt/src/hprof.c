@@ -1088,7 +1088,7 @@ static hf_status rescan_late_without_input(reader *r);
 /* The park file, made the first time. */
 static hf_status park_open(reader *r)
 {
-	if (!r->park_file && !(r->park_file = tmpfile()))
+	if (!r->park_file && !(r->park_file = hf_tmpfile()))
 		return park_io(r);
 	return HF_OK;
 }
@@ -1569,7 +1569,7 @@ static hf_status spool_instance(reader *r, uint64_t obj, uint64_t cls, const uin
 	memcpy(hdr + 32, &n, 4);
 	size_t limit = r->opt->spool_memory ? r->opt->spool_memory : DEFAULT_SPOOL_MEMORY;
 	if (!r->spool_file && r->spool.len + sizeof hdr + n > limit) {
-		r->spool_file = tmpfile();
+		r->spool_file = hf_tmpfile();
 		if (!r->spool_file)
 			return hf_error_set(r->err, HF_ERR_IO, "cannot create a temporary file for deferred instances");
 	}

@@ -220,6 +220,10 @@ static inline void hf_queue_get(const uint8_t **p, void *out, size_t n)
 	*p += n;
 }
 
+/* A scratch file, "w+b", unlinked: in $TMPDIR when set, else tmpfile()'s
+ * directory (tempfile.c). */
+FILE *hf_tmpfile(void);
+
 /* ---- presorted indexes (presorted.c) ---------------------------------------
  * Big indexes are created empty before their table is filled and filled at
  * the end from sorted keys, through imposter tables (presorted.c says why

@@ -353,7 +353,7 @@ static void sort_run(void *arg)
 	if (!s->nwork || s->werr)
 		return;
 	hf_row4 *out = sort_rows(s->work, s->tmp, s->nwork);
-	if (!s->file && !(s->file = tmpfile())) {
+	if (!s->file && !(s->file = hf_tmpfile())) {
 		s->werr = errno ? errno : EIO;
 		return;
 	}

@@ -54,3 +54,31 @@ int hf_make_temp_beside(const char *path, char **tmp_out)
 	*tmp_out = tmp;
 	return fd;
 }
+
+/* A temporary file for the library's own scratch data (parked Strings,
+ * sorted index keys, the analysis's distances), opened "w+b" and already
+ * unlinked: in $TMPDIR when it is set, as SQLite's temporary files are
+ * (glibc's tmpfile() always uses /tmp), else where tmpfile() puts it. */
+FILE *hf_tmpfile(void)
+{
+	const char *dir = getenv("TMPDIR");
+	if (dir && *dir) {
+		size_t n = strlen(dir) + 32;
+		char *path = malloc(n);
+		if (path) {
+			snprintf(path, n, "%s/heapfmt-XXXXXX", dir);
+			int fd = mkstemp(path);
+			if (fd >= 0) {
+				unlink(path);
+				free(path);
+				FILE *f = fdopen(fd, "w+b");
+				if (f)
+					return f;
+				close(fd);
+				return NULL;
+			}
+			free(path);
+		}
+	}
+	return tmpfile();
+}
