@@ -49,6 +49,8 @@ typedef struct row_batch {
 	hf_field_kind *kinds;    /* [ncols] */
 	hf_value *cells;         /* [max_rows * ncols], made at the first row */
 	sqlite3_stmt *insert;    /* made at the first flush */
+	hf_rowsort *keys;        /* set: the index keys of the rows that go in, gathered */
+	unsigned char key_col[4];/* the cells of a row that make its key, in order */
 } row_batch;
 
 typedef struct db_type {
@@ -208,21 +210,18 @@ static void batch_free(row_batch *b)
 	memset(b, 0, sizeof *b);
 }
 
-/* The index keys of the node or edge rows of a batch that went in: all of
+/* The index keys of the rows of a batch that went in (b->keys): all of
  * them, or none (a node inserted on its own that was a duplicate; a batch
  * of several nodes is made only of nodes new for sure, see sync_node). */
-static hf_status gather_keys(heapdb *w, const row_batch *b, unsigned k, unsigned done, hf_error *err)
+static hf_status gather_keys(const row_batch *b, unsigned k, unsigned done, hf_error *err)
 {
 	if (done != k)
-		return hf_error_set(err, HF_ERR_IO, "SQLite: %u of %u nodes went into node", done, k);
+		return hf_error_set(err, HF_ERR_IO, "SQLite: %u of %u rows went into a table", done, k);
 	hf_status st = HF_OK;
+	const unsigned char *kc = b->key_col;
 	const hf_value *c = b->cells;
-	if (b == &w->node_rows)
-		for (unsigned r = 0; r < k && !st; r++, c += 6)
-			st = hf_rowsort_add(&w->node_keys, c[3].i, c[2].i, c[0].i, c[1].i, err);
-	else
-		for (unsigned r = 0; r < k && !st; r++, c += 6)
-			st = hf_rowsort_add(&w->edge_keys, c[4].i, c[1].i, c[0].i, c[2].i, err);
+	for (unsigned r = 0; r < k && !st; r++, c += b->ncols)
+		st = hf_rowsort_add(b->keys, c[kc[0]].i, c[kc[1]].i, c[kc[2]].i, c[kc[3]].i, err);
 	return st;
 }
 
@@ -255,8 +254,8 @@ static hf_status batch_flush(heapdb *w, row_batch *b, uint64_t *ignored, hf_erro
 		return hf_error_set(err, HF_ERR_IO, "SQLite: %d of %u rows went into a table", done, k);
 	if (ignored && done >= 0 && (unsigned)done < k)
 		*ignored += k - (unsigned)done;
-	if (w->presorted && (b == &w->node_rows || b == &w->edge_rows) && done > 0)
-		return gather_keys(w, b, k, (unsigned)done, err);
+	if (b->keys && done > 0)
+		return gather_keys(b, k, (unsigned)done, err);
 	return HF_OK;
 }
 
@@ -1008,6 +1007,7 @@ static hf_status fill_core_indexes(heapdb *w, hf_error *err)
 	sqlite3_finalize(w->node_rows.insert);
 	sqlite3_finalize(w->edge_rows.insert);
 	w->node_rows.insert = w->edge_rows.insert = NULL;
+	w->node_rows.keys = w->edge_rows.keys = NULL;
 	/* (Both sorts ended already, in db_finish.)  The imposters over the
 	 * indexes again: the analysis forgets every imposter of the connection
 	 * when it cannot make its own (hf_imposter_open does nothing when they
@@ -1253,6 +1253,16 @@ hf_status hf_heapdb_sink_open(hf_sink **out, const char *path, const hf_heapdb_o
 	            !batch_init(&w->edge_rows, w->presorted ? "hf-imp-edge" : "edge", 6, ints, false) ||
 	            !batch_init(&w->string_rows, "strings", 2, string_kinds, true)))
 		st = hf_error_set(err, HF_ERR_NOMEM, "out of memory");
+	if (!st && w->presorted) {
+		/* Keys: node_by_class (class, nodetypeid, identifier, dump) and
+		 * edge_by_dest (dest, dump, source, seq), cells as sync_node and
+		 * sync_edge fill them. */
+		static const unsigned char node_key[4] = { 3, 2, 0, 1 }, edge_key[4] = { 4, 1, 0, 2 };
+		w->node_rows.keys = &w->node_keys;
+		memcpy(w->node_rows.key_col, node_key, sizeof node_key);
+		w->edge_rows.keys = &w->edge_keys;
+		memcpy(w->edge_rows.key_col, edge_key, sizeof edge_key);
+	}
 	if (st) {
 		db_destroy(&w->sink, 0);
 		return st;
