@@ -582,6 +582,10 @@ static void test_referent(const char *tmp, uint32_t pad)
 	/* 10's field is also labelled "referent" (7), but 10 is no Reference */
 	if (!close_db(s))
 		return;
+	/* The writer's own analysis (from the graph it gathered). */
+	expect x;
+	reference(&g, &x);
+	compare(path, &g, &x, 0, "Reference.referent, as written");
 	/* The edge 10 -> 11 was written with label 8 by g_write; rewrite it as
 	 * "referent" to show that the label alone does not make it weak. */
 	sqlite3 *db;
@@ -595,8 +599,6 @@ static void test_referent(const char *tmp, uint32_t pad)
 	CHECK(hf_heapdb_analyze(path, NULL, &st, &err) == HF_OK, "analyse: %s", err.message);
 	CHECK_EQ_U(st.referent_edges, 2, "referent edges");
 	CHECK_EQ_U(st.weakly_reachable, 2, "weakly reachable objects (6, 8)");
-	expect x;
-	reference(&g, &x);
 	CHECK(x.reachable[6] == 2 && x.reachable[8] == 2 && x.reachable[9] == 1 && x.reachable[11] == 1,
 	      "the reference itself sees 6 and 8 weakly reachable");
 	compare(path, &g, &x, 0, "Reference.referent");
@@ -870,6 +872,115 @@ static void test_sample(const char *sample, const char *tmp)
 	unlink(path);
 }
 
+static int cmp_u32(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+	return a < b ? -1 : a > b;
+}
+
+/* node_analysis and dump_analysis as one string, in key order. */
+static char *analysis_text(const char *path)
+{
+	sqlite3 *db;
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+		sqlite3_close(db);
+		return NULL;
+	}
+	sqlite3_stmt *st;
+	char *out = NULL;
+	if (sqlite3_prepare_v2(db,
+	        "SELECT (SELECT count(*) || ' ' || group_concat(identifier || ':' || dump || ':' || reachable"
+	        " || ':' || coalesce(distance, 'n') || ':' || coalesce(dominator, 'n') || ':'"
+	        " || coalesce(retained_size, 'n'), ' ') FROM (SELECT * FROM node_analysis"
+	        " ORDER BY identifier, dump)) || ' | ' || (SELECT group_concat(dump || ':' || nodes || ':'"
+	        " || roots || ':' || missing_roots || ':' || edges || ':' || class_edges || ':'"
+	        " || referent_edges || ':' || dangling_edges || ':' || reachable || ':' || reachable_bytes"
+	        " || ':' || weakly_reachable || ':' || weakly_reachable_bytes || ':' || unreachable || ':'"
+	        " || unreachable_bytes || ':' || coalesce(max_distance, 'n'), ' ') FROM dump_analysis)",
+	        -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+		out = strdup((const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return out;
+}
+
+/* hprof2heapdb's analysis reads the graph its writer gathered during the
+ * load (hf_analysis_graph), heapdb-analyze reads the tables: the same rows
+ * either way, on a graph written out of id order (ids on both sides of
+ * 2^63, so not even in the writer's unsigned order), with second objects
+ * of known ids (the first is kept), edges from and to unknown objects,
+ * roots of unknown objects, and class references; as dump 3. */
+static void test_graph_paths(const char *tmp)
+{
+	char path[512];
+	snprintf(path, sizeof path, "%s/analysis-paths.db", tmp);
+	id_base = 0x7FFFFFFFFFFFE000u;
+	graph g;
+	uint32_t n = 3000;
+	g_init(&g, n);
+	for (uint32_t r = 0; r < 20; r++)
+		g_root(&g, rnd(n));
+	for (uint32_t i = 0; i < n; i++)
+		g.cls[i] = rnd(4) ? NONE : rnd(40);
+	for (uint32_t e = 0; e < 3 * n; e++) {
+		uint32_t src = rnd(n), d = rnd(6) ? (src + 1 + rnd(9)) % n : rnd(n);
+		g_edge(&g, src, d);
+	}
+	uint32_t *order = malloc(n * sizeof *order);
+	for (uint32_t i = 0; i < n; i++)
+		order[i] = i;
+	for (uint32_t i = n - 1; i > 0; i--) {
+		uint32_t j = rnd(i + 1), t = order[i];
+		order[i] = order[j];
+		order[j] = t;
+	}
+	for (uint32_t i = 0; i + 40 < n; i += 40)   /* runs in order as well */
+		if (rnd(3) == 0)
+			qsort(order + i, 40, sizeof *order, cmp_u32);
+	hf_sink *s = open_db(path, 1);
+	hf_error err;
+	if (s) {
+		for (uint32_t k = 0; k < n + n / 10; k++) {
+			uint32_t i = k < n ? order[k] : order[rnd(n)];   /* then seconds of known ids */
+			hf_node nd = { &hprof_node_instance, obj_id(i), 3,
+			               g.cls[i] == NONE ? 0 : obj_id(g.cls[i]), k < n ? g.size[i] : 999, 0,
+			               absent };
+			CHECK(hf_sink_node(s, &nd, &err) == HF_OK, "node: %s", err.message);
+		}
+		for (uint32_t e = 0; e < g.ne; e++) {
+			uint64_t src = obj_id(g.src[e]), dst = obj_id(g.dst[e]);
+			if (e % 97 == 0)
+				dst = obj_id(n + 5);     /* to no object */
+			if (e % 101 == 0)
+				src = obj_id(n + 7);     /* from none */
+			hf_edge ed = { &hprof_edge_field, src, dst, 8, 3 };
+			CHECK(hf_sink_edge(s, &ed, &err) == HF_OK, "edge: %s", err.message);
+		}
+		for (uint32_t r = 0; r < g.nr; r++)
+			put_root(s, 3, "JNI_GLOBAL", obj_id(g.roots[r]), &err);
+		put_root(s, 3, "STICKY_CLASS", obj_id(n + 9), &err);
+		if (close_db(s)) {
+			char *graph_rows = analysis_text(path);
+			hf_analysis_stats st;
+			CHECK(hf_heapdb_analyze(path, NULL, &st, &err) == HF_OK, "paths: analyse: %s",
+			      err.message);
+			char *table_rows = analysis_text(path);
+			CHECK(graph_rows && table_rows && !strcmp(graph_rows, table_rows),
+			      "the writer's graph and the tables give the same analysis");
+			CHECK(graph_rows && strstr(graph_rows, "3000 ") == graph_rows, "3000 objects analysed");
+			CHECK_EQ_U(st.nodes, n, "paths: objects");
+			CHECK_EQ_U(st.missing_roots, 1, "paths: missing roots");
+			CHECK(st.dangling_edges > 0 && st.class_edges > 0, "paths: dangling and class edges");
+			free(graph_rows);
+			free(table_rows);
+		}
+	}
+	unlink(path);
+	free(order);
+	g_free(&g);
+	id_base = 0x10000;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
@@ -881,6 +992,7 @@ int main(int argc, char **argv)
 	test_referent(argv[2], 40);  /* the Reference instance's edges read by key */
 	test_two_dumps(argv[2]);
 	test_id_signs(argv[2]);
+	test_graph_paths(argv[2]);
 	test_long_chain(argv[2]);
 	test_sample(argv[1], argv[2]);
 	return t_done("test_analysis");

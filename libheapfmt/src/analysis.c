@@ -109,6 +109,8 @@ typedef struct an {
 	uint64_t class_edges, referent_edges, dangling_edges, missing_roots, edges;
 	uint64_t reachable_bytes, weak_bytes, unreachable_bytes, weak, unreachable;
 	uint32_t max_distance;
+	const hf_analysis_graph *graph;  /* the graph from the writer; NULL: the tables */
+	FILE *park;              /* with the graph: (id, size) of the objects in order */
 	bool presorted;          /* node_analysis and its index filled through imposters */
 	hf_analysis_beside beside;   /* see hf_analysis_run_beside; NULL once called */
 	void *beside_ctx;
@@ -272,9 +274,63 @@ static hf_status load_nodes(an *a, int64_t **class_ids, int64_t **others, size_t
 	return HF_OK;
 }
 
-/* The GC roots of the dump, as sorted distinct object numbers; root_bits
- * marks them. */
-static hf_status load_roots(an *a, uint8_t *root_bits)
+/* The ids and class ids of the objects from the writer's graph (sorted by
+ * id); their ids and shallow sizes wait for the output in a->park (without a
+ * temporary file, the output reads them from the table). */
+#define PARK_RECORDS 4096
+
+static hf_status graph_nodes(an *a, int64_t **class_ids)
+{
+	hf_rowsort *s = a->graph->nodes;
+	if (s->written > MAX_NODES)
+		return hf_error_set(a->err, HF_ERR_LIMIT, "analysis: more than %u objects in dump %lld",
+		                    MAX_NODES, (long long)a->dump);
+	uint32_t n = (uint32_t)s->written;
+	a->ids = an_alloc(a, n ? n : 1, sizeof *a->ids);
+	*class_ids = an_alloc(a, n ? n : 1, sizeof **class_ids);
+	int64_t *park = malloc(2 * PARK_RECORDS * sizeof *park);
+	if (!a->ids || !*class_ids || !park) {
+		free(park);
+		return an_nomem(a);
+	}
+	a->park = hf_tmpfile();
+	bool parked = a->park != NULL;
+	size_t len = 0;
+	hf_row4 r;
+	int got;
+	uint32_t i = 0;
+	hf_status rc = HF_OK;
+	while ((got = hf_rowsort_next(s, &r)) == 1) {
+		if (i == n || (i && r.k[0] <= a->ids[i - 1])) {
+			rc = hf_error_set(a->err, HF_ERR_FORMAT, "analysis: the graph's nodes are not in key order");
+			break;
+		}
+		a->ids[i] = r.k[0];
+		(*class_ids)[i] = r.k[1];
+		i++;
+		park[2 * len] = r.k[0];
+		park[2 * len + 1] = r.k[2];
+		if (++len == PARK_RECORDS) {
+			parked = parked && fwrite(park, 2 * sizeof *park, len, a->park) == len;
+			len = 0;
+		}
+	}
+	parked = parked && fwrite(park, 2 * sizeof *park, len, a->park) == len && fflush(a->park) == 0;
+	free(park);
+	if (!parked && a->park) {
+		fclose(a->park);
+		a->park = NULL;
+	}
+	if (!rc && got < 0)
+		rc = hf_error_set(a->err, HF_ERR_IO, "analysis: cannot read the temporary file of the nodes");
+	if (!rc && i != n)
+		rc = hf_error_set(a->err, HF_ERR_IO, "analysis: %u of %u nodes read back", i, n);
+	a->n = n;
+	return rc;
+}
+
+/* The ids of the GC roots of the dump, as hprof_gc_root lists them. */
+static hf_status read_roots(an *a, int64_t **ids, size_t *n, size_t *cap)
 {
 	sqlite3_stmt *st;
 	/* Dalvik's UNREACHABLE (0x90) marks an object its collector found
@@ -285,10 +341,26 @@ static hf_status load_roots(an *a, uint8_t *root_bits)
 	if (rc)
 		return rc;
 	sqlite3_bind_int64(st, 1, a->dump);
-	size_t cap = 0;
 	int step;
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		uint32_t i = an_find(a, sqlite3_column_int64(st, 0));
+		if (!an_grow(a, ids, cap, *n + 1, sizeof **ids)) {
+			sqlite3_finalize(st);
+			return an_nomem(a);
+		}
+		(*ids)[(*n)++] = sqlite3_column_int64(st, 0);
+	}
+	sqlite3_finalize(st);
+	if (step != SQLITE_DONE)
+		return an_sqlfail(a, "reading hprof_gc_root");
+	return HF_OK;
+}
+
+/* The roots as distinct object numbers (a->roots); root_bits marks them. */
+static hf_status map_roots(an *a, const int64_t *ids, size_t n, uint8_t *root_bits)
+{
+	size_t cap = 0;
+	for (size_t r = 0; r < n; r++) {
+		uint32_t i = an_find(a, ids[r]);
 		if (i == NONE) {
 			a->missing_roots++;
 			continue;
@@ -296,15 +368,10 @@ static hf_status load_roots(an *a, uint8_t *root_bits)
 		if (root_bits[i >> 3] & (1u << (i & 7)))
 			continue;
 		root_bits[i >> 3] |= (uint8_t)(1u << (i & 7));
-		if (!an_grow(a, &a->roots, &cap, (size_t)a->nroots + 1, sizeof *a->roots)) {
-			sqlite3_finalize(st);
+		if (!an_grow(a, &a->roots, &cap, (size_t)a->nroots + 1, sizeof *a->roots))
 			return an_nomem(a);
-		}
 		a->roots[a->nroots++] = i;
 	}
-	sqlite3_finalize(st);
-	if (step != SQLITE_DONE)
-		return an_sqlfail(a, "reading hprof_gc_root");
 	return HF_OK;
 }
 
@@ -489,6 +556,28 @@ static hf_status add_edges(void *ctx, const uint8_t *p, const uint8_t *end, hf_e
 	return rc;
 }
 
+/* The lists of the objects after the last source opened; the offsets ended. */
+static hf_status close_lists(edge_lists *l)
+{
+	an *a = l->a;
+	hf_status rc = HF_OK;
+	while (!rc && l->next < a->n)
+		rc = open_next(l, a->err);
+	if (rc)
+		return rc;
+	a->succ_off[a->n] = (uint32_t)l->k;
+	a->nsucc = l->k;
+	a->edges = l->k - a->referent_edges;
+	/* Give back the room the doubling left. */
+	if (l->cap > l->k) {
+		void *p = realloc(a->succ, (l->k ? l->k : 1) * sizeof *a->succ);
+		if (p)
+			a->succ = p;
+		a->mem -= (l->cap - l->k) * sizeof *a->succ;
+	}
+	return HF_OK;
+}
+
 #define EDGE_BLOCK ((size_t)1 << 18)
 
 /* Reading the edges of a Reference instance again by key costs about
@@ -579,21 +668,33 @@ static hf_status load_edges(an *a, const uint32_t *class_of, const uint8_t *ref_
 	sqlite3_finalize(own);
 	if (!rc)
 		rc = drained;
-	while (!rc && l.next < a->n)
-		rc = open_next(&l, a->err);
-	if (rc)
-		return rc;
-	a->succ_off[a->n] = (uint32_t)l.k;
-	a->nsucc = l.k;
-	a->edges = l.k - a->referent_edges;
-	/* Give back the room the doubling left. */
-	if (l.cap > l.k) {
-		void *p = realloc(a->succ, (l.k ? l.k : 1) * sizeof *a->succ);
-		if (p)
-			a->succ = p;
-		a->mem -= (l.cap - l.k) * sizeof *a->succ;
+	return rc ? rc : close_lists(&l);
+}
+
+/* The same lists from the writer's graph (hf_analysis_graph): its edges come
+ * sorted by source, each with its kind and field name, so that no edge needs
+ * reading again; by destination among the edges of one source, which does
+ * not change the results either. */
+static hf_status graph_edges(an *a, const uint32_t *class_of, const uint8_t *ref_bits,
+                             const int64_t *labels, size_t nlabels)
+{
+	_Static_assert(sizeof(edge_row) == sizeof(hf_row4), "a graph row is an edge_row");
+	a->succ_off = an_alloc(a, (size_t)a->n + 1, sizeof *a->succ_off);
+	if (!a->succ_off)
+		return an_nomem(a);
+	edge_lists l = { a, class_of, ref_bits, labels, nlabels, 0, 0, 0 };
+	hf_row4 rows[64];
+	hf_status rc = HF_OK;
+	int got = 1;
+	while (!rc && got == 1) {
+		size_t k = 0;
+		while (k < sizeof rows / sizeof *rows && (got = hf_rowsort_next(a->graph->edges, &rows[k])) == 1)
+			k++;
+		rc = add_edges(&l, (const uint8_t *)rows, (const uint8_t *)(rows + k), a->err);
 	}
-	return HF_OK;
+	if (!rc && got < 0)
+		rc = hf_error_set(a->err, HF_ERR_IO, "analysis: cannot read the temporary file of the edges");
+	return rc ? rc : close_lists(&l);
 }
 
 /* ---- reachability and distance ------------------------------------------ */
@@ -904,6 +1005,15 @@ static int dom_next(hf_row_feed *f, int64_t row[HF_ROW_MAX], unsigned *nulls)
 	}
 	if (d->pos == d->nstrong)
 		return 0;
+	/* order[] is a permutation of the objects: fetch an id ahead. */
+	if (d->pos + 16 < d->nstrong) {
+		uint32_t ahead = d->order[d->pos + 16];
+		__builtin_prefetch(&a->ids[ahead]);
+		__builtin_prefetch(&d->dom[ahead]);
+		uint32_t near = d->dom[d->order[d->pos + 8]];
+		if (near != NONE)
+			__builtin_prefetch(&a->ids[near]);
+	}
 	uint32_t i = d->order[d->pos++], dm = d->dom[i];
 	row[0] = dm == NONE ? 0 : a->ids[dm];
 	row[1] = a->dump;
@@ -952,6 +1062,31 @@ static hf_status fill_dominator_index(an *a, const uint32_t *dom)
 	return rc;
 }
 
+static uint64_t shallow(int64_t size)
+{
+	return size > 0 ? (uint64_t)size : 0;
+}
+
+/* The ids and shallow sizes graph_nodes parked. */
+static hf_status unpark(an *a, uint64_t *ret)
+{
+	int64_t buf[2 * PARK_RECORDS];
+	uint32_t i = 0;
+	rewind(a->park);
+	while (i < a->n) {
+		size_t want = a->n - i < PARK_RECORDS ? a->n - i : PARK_RECORDS;
+		if (fread(buf, 2 * sizeof *buf, want, a->park) != want)
+			return hf_error_set(a->err, HF_ERR_IO, "analysis: cannot read its temporary file back");
+		for (size_t k = 0; k < want; k++, i++) {
+			a->ids[i] = buf[2 * k];
+			ret[i] = shallow(buf[2 * k + 1]);
+		}
+	}
+	fclose(a->park);
+	a->park = NULL;
+	return HF_OK;
+}
+
 static hf_status write_results(an *a)
 {
 	uint32_t n = a->n, nv = a->nv;
@@ -982,34 +1117,40 @@ static hf_status write_results(an *a)
 		rc = an_nomem(a);
 		goto out;
 	}
-	if ((rc = an_prepare(a, "SELECT identifier, size FROM node NOT INDEXED WHERE dump = ?1"
-	                        " ORDER BY identifier, dump", &st)))
-		goto out;
-	sqlite3_bind_int64(st, 1, a->dump);
-	uint32_t i = 0;
-	int step;
-	while ((step = sqlite3_step(st)) == SQLITE_ROW && i < n) {
-		a->ids[i] = sqlite3_column_int64(st, 0);
-		int64_t size = sqlite3_column_int64(st, 1);
-		ret[i] = size > 0 ? (uint64_t)size : 0;
+	if (a->park) {
+		if ((rc = unpark(a, ret)))
+			goto out;
+	} else {
+		if ((rc = an_prepare(a, "SELECT identifier, size FROM node NOT INDEXED WHERE dump = ?1"
+		                        " ORDER BY identifier, dump", &st)))
+			goto out;
+		sqlite3_bind_int64(st, 1, a->dump);
+		uint32_t i = 0;
+		int step;
+		while ((step = sqlite3_step(st)) == SQLITE_ROW && i < n) {
+			a->ids[i] = sqlite3_column_int64(st, 0);
+			ret[i] = shallow(sqlite3_column_int64(st, 1));
+			i++;
+		}
+		if (step != SQLITE_DONE && step != SQLITE_ROW) {
+			rc = an_sqlfail(a, "reading node");
+			goto out;
+		}
+		if (step == SQLITE_ROW || i != n) {
+			rc = hf_error_set(a->err, HF_ERR_FORMAT, "analysis: the node table changed while reading it");
+			goto out;
+		}
+		sqlite3_finalize(st);
+		st = NULL;
+	}
+	for (uint32_t i = 0; i < n; i++) {
 		if (a->dist[i] < DIST_WEAK)
 			a->reachable_bytes += ret[i];
 		else if (a->dist[i] == DIST_WEAK)
 			a->weak_bytes += ret[i];
 		else
 			a->unreachable_bytes += ret[i];
-		i++;
 	}
-	if (step != SQLITE_DONE && step != SQLITE_ROW) {
-		rc = an_sqlfail(a, "reading node");
-		goto out;
-	}
-	if (step == SQLITE_ROW || i != n) {
-		rc = hf_error_set(a->err, HF_ERR_FORMAT, "analysis: the node table changed while reading it");
-		goto out;
-	}
-	sqlite3_finalize(st);
-	st = NULL;
 	/* Children before their dominator: reverse depth-first order. */
 	for (uint32_t d = nv - 1; d >= 1; d--) {
 		uint32_t v = vertex[d];
@@ -1067,6 +1208,9 @@ static void an_release(an *a)
 	free(a->idom);
 	a->ids = NULL;
 	a->succ_off = a->succ = a->roots = a->dist = a->dfn = a->idom = NULL;
+	if (a->park)
+		fclose(a->park);
+	a->park = NULL;
 }
 
 /* The distances are needed again only by the output: they wait in a
@@ -1132,35 +1276,111 @@ out:
 	return rc;
 }
 
-/* compute() on a thread of its own while this one does the caller's work
- * beside it (hf_analysis_run_beside), once; compute() alone otherwise. */
+/* What the successor lists are made of besides the nodes: the roots' ids,
+ * the Reference classes and the string ids of "referent". */
+typedef struct lists_input {
+	int64_t *roots, *refs, *labels;
+	size_t nroots, cap_roots, nrefs, nlabels;
+} lists_input;
+
+/* From the nodes (a->ids, class ids) to the successor lists; frees what
+ * only they needed, the ids too (the output reads them again). */
+static hf_status build_lists(an *a, int64_t **class_ids, lists_input *in)
+{
+	hf_status rc;
+	uint8_t *root_bits = NULL, *ref_bits = NULL;
+	uint32_t nrefobjs = 0;
+	hf_id_index_build(&a->by_id, a->ids, a->n);
+	a->mem += hf_id_index_bytes(&a->by_id);
+	if (a->mem > a->peak)
+		a->peak = a->mem;
+	size_t nbits = ((size_t)a->n + 8) / 8;
+	root_bits = an_alloc(a, nbits, 1);
+	ref_bits = an_alloc(a, nbits, 1);
+	if (!root_bits || !ref_bits) {
+		rc = an_nomem(a);
+		goto out;
+	}
+	memset(root_bits, 0, nbits);
+	memset(ref_bits, 0, nbits);
+	rc = map_roots(a, in->roots, in->nroots, root_bits);
+	an_free(a, &in->roots, in->cap_roots, sizeof *in->roots);
+	in->nroots = in->cap_roots = 0;
+	if (rc)
+		goto out;
+	/* Class ids become object numbers, in place (a uint32 slot i never
+	 * overlaps an int64 slot > i). */
+	uint32_t *class_of = (uint32_t *)*class_ids;
+	for (uint32_t i = 0; i < a->n; i++) {
+		int64_t c = (*class_ids)[i];
+		uint32_t ci = c ? an_find(a, c) : NONE;
+		if (in->nrefs && bsearch(&c, in->refs, in->nrefs, sizeof *in->refs, cmp_i64)) {
+			ref_bits[i >> 3] |= (uint8_t)(1u << (i & 7));
+			nrefobjs++;
+		}
+		if (ci != NONE && (root_bits[ci >> 3] & (1u << (ci & 7))))
+			ci = NONE;
+		class_of[i] = ci;
+	}
+	rc = a->graph ? graph_edges(a, class_of, ref_bits, in->labels, in->nlabels)
+	              : load_edges(a, class_of, ref_bits, in->labels, in->nlabels, nrefobjs);
+out:
+	an_free(a, class_ids, a->n, sizeof **class_ids);
+	an_free(a, &root_bits, nbits, 1);
+	an_free(a, &ref_bits, nbits, 1);
+	a->mem -= hf_id_index_bytes(&a->by_id);
+	hf_id_index_free(&a->by_id);
+	an_free(a, &a->ids, a->n, sizeof *a->ids);
+	return rc;
+}
+
+/* The computing thread's work: with the writer's graph, the nodes and the
+ * successor lists first (the connection is the caller's meanwhile), then
+ * compute(). */
 typedef struct compute_job {
 	an *a;
+	lists_input *in;         /* with the graph */
 	hf_status rc;
 } compute_job;
+
+static hf_status job_run(compute_job *j)
+{
+	an *a = j->a;
+	hf_status rc = HF_OK;
+	if (j->in) {
+		int64_t *class_ids = NULL;
+		rc = graph_nodes(a, &class_ids);
+		if (!rc)
+			rc = build_lists(a, &class_ids, j->in);
+		free(class_ids);
+	}
+	return rc ? rc : compute(a);
+}
 
 static void *compute_main(void *arg)
 {
 	compute_job *j = arg;
-	j->rc = compute(j->a);
+	j->rc = job_run(j);
 	return NULL;
 }
 
-static hf_status compute_beside(an *a)
+/* The job on a thread of its own while this one does the caller's work
+ * beside it (hf_analysis_run_beside), once; the job alone otherwise. */
+static hf_status compute_beside(an *a, lists_input *in)
 {
+	compute_job job = { a, in, HF_OK };
 	hf_analysis_beside beside = a->beside;
 	a->beside = NULL;
 	if (!beside)
-		return compute(a);
+		return job_run(&job);
 	/* The thread has an error of its own: this one's goes to the caller. */
 	hf_error terr, *err = a->err;
 	memset(&terr, 0, sizeof terr);
 	a->err = &terr;
-	compute_job job = { a, HF_OK };
 	pthread_t t;
 	bool threaded = pthread_create(&t, NULL, compute_main, &job) == 0;
 	if (!threaded)
-		job.rc = compute(a);
+		job.rc = job_run(&job);
 	hf_status brc = beside(a->beside_ctx, err);
 	if (threaded)
 		pthread_join(t, NULL);
@@ -1180,64 +1400,29 @@ static hf_status analyse_dump(an *a, int64_t **others, size_t *nothers, size_t *
                               bool discover)
 {
 	hf_status rc;
-	int64_t *class_ids = NULL, *refs = NULL, *labels = NULL;
-	size_t nrefs = 0, nlabels = 0;
-	uint8_t *root_bits = NULL, *ref_bits = NULL;
-	uint32_t *class_of = NULL;
-	uint32_t nrefobjs = 0;
-	size_t nbits = 0;
+	int64_t *class_ids = NULL;
+	lists_input in;
+	memset(&in, 0, sizeof in);
 
-	if ((rc = load_nodes(a, &class_ids, others, nothers, cap_others, discover)))
+	if (a->graph)
+		a->dump = a->graph->dump;
+	else if ((rc = load_nodes(a, &class_ids, others, nothers, cap_others, discover)))
 		goto out;
-	hf_id_index_build(&a->by_id, a->ids, a->n);
-	a->mem += hf_id_index_bytes(&a->by_id);
-	if (a->mem > a->peak)
-		a->peak = a->mem;
-	nbits = ((size_t)a->n + 8) / 8;
-	root_bits = an_alloc(a, nbits, 1);
-	ref_bits = an_alloc(a, nbits, 1);
-	if (!root_bits || !ref_bits) {
-		rc = an_nomem(a);
+	if ((rc = read_roots(a, &in.roots, &in.nroots, &in.cap_roots)) ||
+	    (rc = load_reference_classes(a, &in.refs, &in.nrefs, &in.labels, &in.nlabels)))
 		goto out;
-	}
-	memset(root_bits, 0, nbits);
-	memset(ref_bits, 0, nbits);
-	if ((rc = load_roots(a, root_bits)))
+	/* From the tables, the lists are made here, with the connection; from
+	 * the graph, on the computing thread. */
+	if (!a->graph && (rc = build_lists(a, &class_ids, &in)))
 		goto out;
-	if ((rc = load_reference_classes(a, &refs, &nrefs, &labels, &nlabels)))
-		goto out;
-	/* Class ids become object numbers, in place (a uint32 slot i never
-	 * overlaps an int64 slot > i). */
-	class_of = (uint32_t *)class_ids;
-	for (uint32_t i = 0; i < a->n; i++) {
-		int64_t c = class_ids[i];
-		uint32_t ci = c ? an_find(a, c) : NONE;
-		if (nrefs && bsearch(&c, refs, nrefs, sizeof *refs, cmp_i64)) {
-			ref_bits[i >> 3] |= (uint8_t)(1u << (i & 7));
-			nrefobjs++;
-		}
-		if (ci != NONE && (root_bits[ci >> 3] & (1u << (ci & 7))))
-			ci = NONE;
-		class_of[i] = ci;
-	}
-	if ((rc = load_edges(a, class_of, ref_bits, labels, nlabels, nrefobjs)))
-		goto out;
-	an_free(a, &class_ids, a->n, sizeof *class_ids);
-	an_free(a, &root_bits, nbits, 1);
-	an_free(a, &ref_bits, nbits, 1);
-	a->mem -= hf_id_index_bytes(&a->by_id);
-	hf_id_index_free(&a->by_id);
-	an_free(a, &a->ids, a->n, sizeof *a->ids);
-
-	if ((rc = compute_beside(a)))
+	if ((rc = compute_beside(a, a->graph ? &in : NULL)))
 		goto out;
 	rc = write_results(a);
 out:
 	free(class_ids);
-	free(refs);
-	free(labels);
-	free(root_bits);
-	free(ref_bits);
+	free(in.roots);
+	free(in.refs);
+	free(in.labels);
 	an_release(a);
 	return rc;
 }
@@ -1272,12 +1457,12 @@ static void add_stats(hf_analysis_stats *s, const an *a)
 hf_status hf_analysis_run(sqlite3 *db, const hf_analysis_options *opt, hf_analysis_stats *stats,
                           hf_error *err)
 {
-	return hf_analysis_run_beside(db, opt, stats, NULL, NULL, err);
+	return hf_analysis_run_beside(db, opt, stats, NULL, NULL, NULL, err);
 }
 
 hf_status hf_analysis_run_beside(sqlite3 *db, const hf_analysis_options *opt,
-                                 hf_analysis_stats *stats, hf_analysis_beside beside, void *ctx,
-                                 hf_error *err)
+                                 hf_analysis_stats *stats, const hf_analysis_graph *graph,
+                                 hf_analysis_beside beside, void *ctx, hf_error *err)
 {
 	hf_analysis_options o;
 	hf_analysis_options_init(&o);
@@ -1331,6 +1516,7 @@ hf_status hf_analysis_run_beside(sqlite3 *db, const hf_analysis_options *opt,
 		if (first) {
 			a.beside = beside;
 			a.beside_ctx = ctx;
+			a.graph = graph;
 		} else {
 			if (done == nothers)
 				break;

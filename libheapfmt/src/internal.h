@@ -97,9 +97,20 @@ struct sqlite3;
  * tables: the heap database writer fills its indexes then.  Not called when
  * the analysis ends before (no nodes, a failure). */
 typedef hf_status (*hf_analysis_beside)(void *ctx, hf_error *err);
+/* The graph of the database's only dump as its writer put it into the
+ * tables, given to the analysis so that it need not read node and edge:
+ * rows (identifier, class, size, 0) of every node and (source, dest, label,
+ * edgetypeid) of every edge, both sorts finished (hf_rowsort_finish) and
+ * read once.  With it, the analysis also reads the graph on the second
+ * thread, beside beside(). */
+struct hf_rowsort;
+typedef struct hf_analysis_graph {
+	struct hf_rowsort *nodes, *edges;
+	int64_t dump;
+} hf_analysis_graph;
 hf_status hf_analysis_run_beside(struct sqlite3 *db, const hf_analysis_options *opt,
-                                 hf_analysis_stats *stats, hf_analysis_beside beside, void *ctx,
-                                 hf_error *err);
+                                 hf_analysis_stats *stats, const hf_analysis_graph *graph,
+                                 hf_analysis_beside beside, void *ctx, hf_error *err);
 hf_status hf_analysis_run(struct sqlite3 *db, const hf_analysis_options *opt,
                           hf_analysis_stats *stats, hf_error *err);
 
