@@ -129,6 +129,9 @@ int cli_converter_main(const cli_converter *conv, int argc, char **argv)
 	} else if (rc < 0 && !c.batch.outdir && conv->needs_input && c.nargs == 0) {
 		cli_usage_error("%s", conv->needs_input);
 		rc = EXIT_USAGE;
+	} else if (rc < 0 && !c.batch.outdir && conv->needs_input && !strcmp(c.args[0], "-")) {
+		cli_usage_error("the input cannot be standard input; name the file");
+		rc = EXIT_USAGE;
 	} else if (rc < 0 && c.batch.outdir) {
 		batch_spec spec = { conv->out_ext, conv->in_exts, convert_one, &c };
 		rc = batch_run(&spec, &c.batch, c.args, c.nargs);

@@ -110,6 +110,7 @@ check "a database is not written over a FIFO, even with --force" expect_rc 3 "$t
 check "the FIFO survives" test -p "$t/fifo"
 # Translators: heapdb2ndjson reads only database files.
 check "heapdb2ndjson refuses stdin" expect_rc 2 "$tools/heapdb2ndjson" -
+check "a usage error, which says how to get help" grep -q "Try 'heapdb2ndjson --help'" "$t/err"
 check "heapdb2ndjson of a non-database is bad input" expect_rc 1 "$tools/heapdb2ndjson" "$t/a.ndjson"
 check "ndjson2heapdb of a non-NDJSON is bad input" expect_rc 1 "$tools/ndjson2heapdb" "$t/cut.hprof" "$t/nd.db"
 check "and leaves no database" test ! -e "$t/nd.db"
