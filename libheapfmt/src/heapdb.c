@@ -734,7 +734,7 @@ static hf_status sync_string(heapdb *w, uint64_t id, const char *utf8, size_t le
  * of its own, sorted beside the load like the index keys.  The analysis
  * reads the graph from there instead of from the tables, on a thread of its
  * own, while this connection fills the indexes (hf_analysis_run_beside):
- * reading node and edge back took 4.5 s of the 1 GB benchmark dump's run.
+ * reading node and edge back took 4.6 s of the 1 GB benchmark dump's run.
  * One dump only: at a row of a second dump the graph is dropped and the
  * analysis reads the tables. */
 static void graph_drop(heapdb *w)
@@ -1086,8 +1086,9 @@ static hf_status fill_beside(void *ctx, hf_error *err)
  * freed to the allocator, which keeps them resident: glibc serves blocks
  * of that size from its heap once a block as big has been freed (its mmap
  * threshold grows), and gives back only the top of the heap.  Back to the
- * system before the analysis allocates (peak RSS of the 1 GB benchmark
- * dump with the analysis: 782 -> see README). */
+ * system before the analysis allocates.  The 1 GB benchmark dump's run
+ * with the analysis peaked at 782 MB without this and the cache flush before
+ * it, at 552 MB with them. */
 static void release_free_memory(void)
 {
 #ifdef __GLIBC__
