@@ -69,6 +69,15 @@ static int ddm_valued(ddm_args *c, int which, const char *v)
 		cli_usage_error("--payload takes a four-character chunk type (HPSG, HPSO, NHSG, HPIF, REAL ...)");
 		return -1;
 	}
+	/* A payload that would only be recorded, never read, is a mistake in
+	 * the command (a misspelt type, a chunk heapfmt does not decode): the
+	 * output would hold nothing of it. */
+	if (!hf_ddm_chunk_decoded(c->payload)) {
+		cli_usage_error("--payload=%s: heapfmt does not decode %s chunks (it decodes HPIF, HPST, "
+		                "HPSG, HPSO, HPEN, NHxx, REAL, REAQ, THxx, HELO, APNM, FEAT, WAIT, FAIL, "
+		                "STAG and ZLIB)", type, type);
+		return -1;
+	}
 	return shape_payload_conflict(c) ? -1 : 1;
 }
 

@@ -289,6 +289,11 @@ static int is_decoded_type(uint32_t type)
 	return 0;
 }
 
+int hf_ddm_chunk_decoded(uint32_t type)
+{
+	return is_decoded_type(type);
+}
+
 /* What a chunk is, from its type and length. */
 static const char *classify(uint32_t type, const uint8_t *p, size_t n)
 {

@@ -42,6 +42,13 @@ for p in alloc2ndjson hpsg2ndjson; do
 	check "$p --order last without a value" expect_rc 2 "$tools/$p" "$t/a.alloc" --order
 	check "$p says it needs a value" grep -q -- "--order needs a value" "$t/err"
 done
+# A type that is not decoded would give an output with nothing of the
+# input in it: a usage error that names the type.
+check "--payload=ABCD is not decoded" expect_rc 2 "$tools/hpsg2ndjson" --payload=ABCD "$t/p.bin" "$t/never.nd"
+check "the message names it" grep -q -- "--payload=ABCD: heapfmt does not decode ABCD chunks" "$t/err"
+check "no output left" test ! -e "$t/never.nd"
+check "--payload=hpgc (known, skipped) too" expect_rc 2 "$tools/hpsg2heapdb" --payload=hpgc "$t/p.bin" "$t/x.db"
+check "--payload=zlib is read" expect_rc 1 "$tools/hpsg2ndjson" --payload=zlib "$t/p.bin" "$t/x.nd"
 check "--payload last without a value" expect_rc 2 "$tools/hpsg2ndjson" "$t/p.bin" --payload
 check "says it needs a value" grep -q -- "--payload needs a value" "$t/err"
 check "alloc2heapdb needs two arguments" expect_rc 2 "$tools/alloc2heapdb" "$t/a.alloc"

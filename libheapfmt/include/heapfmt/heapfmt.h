@@ -396,6 +396,9 @@ HF_API hf_status hf_ddm_read(hf_input *in, hf_sink *sink, const hf_ddm_options *
 
 /* "HPSG" -> 0x48505347; 0 if s is not four characters from 0x20-0x7E. */
 HF_API uint32_t hf_ddm_chunk_type(const char *s);
+/* 1 when hf_ddm_read decodes the payload of chunks of this type (HPIF, HPSG,
+ * REAL, ZLIB ...); 0 when it only records them (HPGC, unknown types). */
+HF_API int hf_ddm_chunk_decoded(uint32_t type);
 
 #ifdef __cplusplus
 }
