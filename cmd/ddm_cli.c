@@ -73,9 +73,8 @@ static int ddm_valued(ddm_args *c, int which, const char *v)
 	 * the command (a misspelt type, a chunk heapfmt does not decode): the
 	 * output would hold nothing of it. */
 	if (!hf_ddm_chunk_decoded(c->payload)) {
-		cli_usage_error("--payload=%s: heapfmt does not decode %s chunks (it decodes HPIF, HPST, "
-		                "HPSG, HPSO, HPEN, NHxx, REAL, REAQ, THxx, HELO, APNM, FEAT, WAIT, FAIL, "
-		                "STAG and ZLIB)", type, type);
+		cli_usage_error("--payload=%s: heapfmt does not decode %s chunks (the types it decodes: "
+		                "man hpsg2ndjson, --payload)", type, type);
 		return -1;
 	}
 	return shape_payload_conflict(c) ? -1 : 1;

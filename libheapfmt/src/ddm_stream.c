@@ -277,7 +277,7 @@ static int is_skipped_type(uint32_t type)
 	return 0;
 }
 
-static int is_decoded_type(uint32_t type)
+int hf_ddm_chunk_decoded(uint32_t type)
 {
 	switch (type) {
 	case T_HELO: case T_APNM: case T_WAIT: case T_FEAT: case T_FAIL: case T_STAG:
@@ -289,15 +289,10 @@ static int is_decoded_type(uint32_t type)
 	return 0;
 }
 
-int hf_ddm_chunk_decoded(uint32_t type)
-{
-	return is_decoded_type(type);
-}
-
 /* What a chunk is, from its type and length. */
 static const char *classify(uint32_t type, const uint8_t *p, size_t n)
 {
-	if (!is_decoded_type(type))
+	if (!hf_ddm_chunk_decoded(type))
 		return is_skipped_type(type) ? (n ? "skipped" : "empty") : "unknown";
 	switch (type) {
 	case T_HELO: return n == 4 ? "request" : "decoded";
@@ -943,7 +938,7 @@ static hf_status stream_chunk(stream *s, uint32_t type, uint64_t len, uint64_t h
 	uint64_t base = hf_input_offset(s->in);
 	char tn[5];
 	ddm_type_name(type, tn);
-	if (!is_decoded_type(type)) {
+	if (!hf_ddm_chunk_decoded(type)) {
 		/* Not decoded: the record, then skip by length. */
 		if ((st = handle(s, type, NULL, (size_t)(len > SIZE_MAX ? SIZE_MAX : len), base, hdr_off, pk)))
 			return st;
