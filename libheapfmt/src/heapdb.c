@@ -1103,7 +1103,7 @@ static hf_status db_finish(hf_sink *s, hf_error *err)
 	char num[32];
 	if ((st = hf_queue_drain(&w->queue, err)))
 		return st;
-	hf_worker_stop(&w->queue.worker); /* from here on, one thread */
+	hf_queue_stop(&w->queue); /* from here on, one thread */
 	/* The last runs sorted: the sorting buffers are given back before the
 	 * analysis allocates. */
 	if (w->presorted && ((st = hf_rowsort_finish(&w->node_keys, err)) ||

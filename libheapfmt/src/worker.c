@@ -1,8 +1,8 @@
 /*
  * One background job at a time (see internal.h, hf_worker), and the queue of
- * records built on it (hf_queue): the NDJSON writer formats and writes one
- * block of records while the next is parsed, the database writer inserts
- * one while the next is parsed.
+ * records handed to a thread of its own in blocks, several waiting at once
+ * (hf_queue): the NDJSON writer formats and writes blocks of records while
+ * the next are parsed, the database writer inserts them.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "internal.h"
@@ -90,35 +90,81 @@ void hf_queue_init(hf_queue *qu, size_t block, hf_queue_run run, void *ctx)
 	qu->ctx = ctx;
 }
 
-/* The thread's job: run qw (not after a failure). */
-static void queue_job(void *arg)
+/* The thread: runs the block at the head (not after a failure), then gives
+ * it back empty, until told to stop with nothing left. */
+static void *queue_main(void *arg)
 {
 	hf_queue *qu = arg;
-	if (!qu->status) {
+	pthread_mutex_lock(&qu->mu);
+	for (;;) {
+		while (!qu->nfull && !qu->stop)
+			pthread_cond_wait(&qu->cv, &qu->mu);
+		if (!qu->nfull)
+			break;
+		hf_buf *b = &qu->ring[qu->head];
+		bool failed = qu->status != HF_OK;
+		pthread_mutex_unlock(&qu->mu);
 		hf_error e;
-		memset(&e, 0, sizeof e);
-		hf_status st = qu->run(qu->ctx, qu->qw.data, qu->qw.data + qu->qw.len, &e);
-		if (st) {
+		hf_status st = HF_OK;
+		if (!failed) {
+			memset(&e, 0, sizeof e);
+			st = qu->run(qu->ctx, b->data, b->data + b->len, &e);
+		}
+		b->len = 0;
+		pthread_mutex_lock(&qu->mu);
+		if (st && !qu->status) {
 			qu->status = st;
 			qu->err = e;
 		}
+		qu->head = (qu->head + 1) % HF_QUEUE_DEPTH;
+		qu->nfull--;
+		pthread_cond_broadcast(&qu->cv);
 	}
-	qu->qw.len = 0;
+	pthread_mutex_unlock(&qu->mu);
+	return NULL;
 }
 
-/* Waits for the thread to be idle; returns the first failure. */
-static hf_status queue_wait(hf_queue *qu, hf_error *err)
+static bool queue_start(hf_queue *qu)
 {
-	hf_worker_wait(&qu->worker);
+	if (qu->started)
+		return true;
+	if (pthread_mutex_init(&qu->mu, NULL) != 0)
+		return false;
+	if (pthread_cond_init(&qu->cv, NULL) != 0) {
+		pthread_mutex_destroy(&qu->mu);
+		return false;
+	}
+	qu->stop = false;
+	if (pthread_create(&qu->thread, NULL, queue_main, qu) != 0) {
+		pthread_cond_destroy(&qu->cv);
+		pthread_mutex_destroy(&qu->mu);
+		return false;
+	}
+	qu->started = true;
+	return true;
+}
+
+/* The first failure, with its error in *err (when err). */
+static hf_status queue_status(hf_queue *qu, hf_error *err)
+{
 	if (qu->status && err)
 		*err = qu->err;
 	return qu->status;
 }
 
-/* Runs q on this thread (the thread, if any, is idle). */
+/* Waits until at most `most` blocks wait or run (the thread's lock held
+ * on return when it runs). */
+static void queue_wait_locked(hf_queue *qu, unsigned most)
+{
+	pthread_mutex_lock(&qu->mu);
+	while (qu->nfull > most)
+		pthread_cond_wait(&qu->cv, &qu->mu);
+}
+
+/* Runs q on this thread (no thread runs). */
 static hf_status queue_run_here(hf_queue *qu, hf_error *err)
 {
-	hf_status st = queue_wait(qu, err);
+	hf_status st = queue_status(qu, err);
 	if (!st && qu->q.len) {
 		st = qu->run(qu->ctx, qu->q.data, qu->q.data + qu->q.len, &qu->err);
 		if (st) {
@@ -131,19 +177,24 @@ static hf_status queue_run_here(hf_queue *qu, hf_error *err)
 	return st;
 }
 
-/* Hands q to the thread (started the first time). */
+/* Hands q to the thread (started the first time); q becomes an empty block. */
 static hf_status queue_hand_off(hf_queue *qu, hf_error *err)
 {
-	if (!hf_worker_start(&qu->worker, queue_job, qu))
+	if (!queue_start(qu))
 		return queue_run_here(qu, err);
-	hf_status st = queue_wait(qu, err);
-	if (st)
-		return st;
-	hf_buf t = qu->q;
-	qu->q = qu->qw;
-	qu->qw = t;
-	hf_worker_post(&qu->worker);
-	return HF_OK;
+	queue_wait_locked(qu, HF_QUEUE_DEPTH - 1);
+	hf_status st = queue_status(qu, err);
+	if (!st) {
+		unsigned tail = (qu->head + qu->nfull) % HF_QUEUE_DEPTH;
+		hf_buf t = qu->ring[tail];
+		qu->ring[tail] = qu->q;
+		qu->q = t;
+		qu->nfull++;
+		pthread_cond_broadcast(&qu->cv);
+	}
+	pthread_mutex_unlock(&qu->mu);
+	qu->q.len = 0;
+	return st;
 }
 
 hf_status hf_queue_room(hf_queue *qu, size_t n, hf_error *err)
@@ -162,15 +213,36 @@ hf_status hf_queue_drain(hf_queue *qu, hf_error *err)
 {
 	hf_status st = HF_OK;
 	if (qu->q.len)
-		st = qu->worker.started || qu->q.len >= qu->block ? queue_hand_off(qu, err)
-		                                                 : queue_run_here(qu, err);
-	hf_status st2 = queue_wait(qu, err);
-	return st ? st : st2;
+		st = qu->started || qu->q.len >= qu->block ? queue_hand_off(qu, err)
+		                                          : queue_run_here(qu, err);
+	if (qu->started) {
+		queue_wait_locked(qu, 0);
+		hf_status st2 = queue_status(qu, st ? NULL : err);
+		pthread_mutex_unlock(&qu->mu);
+		if (!st)
+			st = st2;
+	}
+	return st;
+}
+
+void hf_queue_stop(hf_queue *qu)
+{
+	if (!qu->started)
+		return;
+	pthread_mutex_lock(&qu->mu);
+	qu->stop = true;
+	pthread_cond_broadcast(&qu->cv);
+	pthread_mutex_unlock(&qu->mu);
+	pthread_join(qu->thread, NULL);
+	pthread_cond_destroy(&qu->cv);
+	pthread_mutex_destroy(&qu->mu);
+	qu->started = false;
 }
 
 void hf_queue_free(hf_queue *qu)
 {
-	hf_worker_stop(&qu->worker);
+	hf_queue_stop(qu);
 	hf_buf_free(&qu->q);
-	hf_buf_free(&qu->qw);
+	for (unsigned i = 0; i < HF_QUEUE_DEPTH; i++)
+		hf_buf_free(&qu->ring[i]);
 }
