@@ -276,7 +276,7 @@ hf_status hf_row_feed_insert(struct sqlite3 *db, const char *table, unsigned nco
 
 /* hf_rowsort: rows of four integers sorted (signed, column by column) in
  * runs of at most rows_per_run, sorted on a thread of their own and kept in
- * a temporary file, then merged. */
+ * a temporary file (packed: presorted.c), then merged. */
 typedef struct hf_row4 {
 	int64_t k[4];
 } hf_row4;
@@ -287,7 +287,10 @@ typedef struct hf_rowsort {
 	size_t cap, nfill, nwork;
 	FILE *file;
 	uint64_t written;          /* rows in the file */
+	uint64_t bytes;            /* bytes in the file (the runs are packed) */
 	uint64_t *run_end;         /* [nruns]: row where each run ends */
+	uint64_t *run_bytes;       /* [nruns]: byte where each run ends */
+	uint8_t *pack;             /* packing a run; reading the runs in the merge */
 	size_t nruns, caprun;
 	hf_worker worker;
 	bool threaded, merging;

@@ -345,6 +345,73 @@ static bool write_all(int fd, const void *p, size_t n, uint64_t off)
 	return true;
 }
 
+/* The runs are written packed: each column as the difference from the same
+ * column of the row before (0 before the first row of a run), modulo 2^64,
+ * in 7-bit groups (a varint); the first column ascends within a run, the
+ * others are zigzag-encoded so that a small step down is small too.  The
+ * 1 GB benchmark dump's four sorts wrote 1.8 GB of 32-byte rows during the
+ * load, and copying them into the page cache took 2.9 s of the core the
+ * parser needs (perf, 2026-11-23); packed, they write 330 MB (4.9 to 6.5
+ * bytes a row), for about 1.5 s more of packing and unpacking. */
+#define ROW_MAX_BYTES 40             /* four varints of 10 bytes */
+#define PACK_BYTES ((size_t)1 << 16) /* written at a time */
+
+static inline uint8_t *put_varint(uint8_t *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (uint8_t)v;
+	return p;
+}
+
+static inline uint64_t zigzag(uint64_t d)
+{
+	return (d << 1) ^ (0 - (d >> 63));
+}
+
+static inline uint64_t unzigzag(uint64_t z)
+{
+	return (z >> 1) ^ (0 - (z & 1));
+}
+
+static inline int64_t as_signed(uint64_t u)
+{
+	int64_t i;
+	memcpy(&i, &u, sizeof i);
+	return i;
+}
+
+/* Appends rows[0..n), sorted, to the run file as one packed run. */
+static bool write_run(hf_rowsort *s, const hf_row4 *rows, size_t n)
+{
+	int fd = fileno(s->file);
+	uint8_t *p = s->pack, *lim = s->pack + PACK_BYTES;
+	uint64_t prev[4] = { 0, 0, 0, 0 };
+	for (size_t i = 0; i < n; i++) {
+		if (p >= lim) {
+			if (!write_all(fd, s->pack, (size_t)(p - s->pack), s->bytes))
+				return false;
+			s->bytes += (uint64_t)(p - s->pack);
+			p = s->pack;
+		}
+		const hf_row4 *r = &rows[i];
+		uint64_t k = (uint64_t)r->k[0];
+		p = put_varint(p, k - prev[0]);
+		prev[0] = k;
+		for (int c = 1; c < 4; c++) {
+			k = (uint64_t)r->k[c];
+			p = put_varint(p, zigzag(k - prev[c]));
+			prev[c] = k;
+		}
+	}
+	if (p > s->pack && !write_all(fd, s->pack, (size_t)(p - s->pack), s->bytes))
+		return false;
+	s->bytes += (uint64_t)(p - s->pack);
+	return true;
+}
+
 /* Sorts s->work and appends it to the run file as one run (on the worker
  * thread, or on the caller's when there is none). */
 static void sort_run(void *arg)
@@ -357,11 +424,12 @@ static void sort_run(void *arg)
 		s->werr = errno ? errno : EIO;
 		return;
 	}
-	if (!write_all(fileno(s->file), out, s->nwork * sizeof *out, s->written * sizeof *out)) {
+	if (!write_run(s, out, s->nwork)) {
 		s->werr = errno ? errno : EIO;
 		return;
 	}
-	s->run_end[s->nruns++] = s->written += s->nwork;
+	s->run_end[s->nruns] = s->written += s->nwork;
+	s->run_bytes[s->nruns++] = s->bytes;
 	s->nwork = 0;
 }
 
@@ -372,13 +440,29 @@ bool hf_rowsort_init(hf_rowsort *s, size_t rows_per_run)
 	s->fill = malloc(s->cap * sizeof *s->fill);
 	s->work = malloc(s->cap * sizeof *s->work);
 	s->tmp = malloc(s->cap * sizeof *s->tmp);
+	s->pack = malloc(PACK_BYTES + ROW_MAX_BYTES);
 	s->caprun = 64;
 	s->run_end = malloc(s->caprun * sizeof *s->run_end);
-	if (!s->fill || !s->work || !s->tmp || !s->run_end) {
+	s->run_bytes = malloc(s->caprun * sizeof *s->run_bytes);
+	if (!s->fill || !s->work || !s->tmp || !s->pack || !s->run_end || !s->run_bytes) {
 		hf_rowsort_free(s);
 		return false;
 	}
 	s->threaded = hf_worker_start(&s->worker, sort_run, s);
+	return true;
+}
+
+static bool grow_runs(hf_rowsort *s)
+{
+	uint64_t *e = realloc(s->run_end, 2 * s->caprun * sizeof *e);
+	if (!e)
+		return false;
+	s->run_end = e;
+	uint64_t *b = realloc(s->run_bytes, 2 * s->caprun * sizeof *b);
+	if (!b)
+		return false;
+	s->run_bytes = b;
+	s->caprun *= 2;
 	return true;
 }
 
@@ -391,13 +475,8 @@ hf_status hf_rowsort_spill(hf_rowsort *s, hf_error *err)
 		                    strerror(s->werr));
 	if (!s->nfill)
 		return HF_OK;
-	if (s->nruns + 1 >= s->caprun) {
-		uint64_t *nr = realloc(s->run_end, 2 * s->caprun * sizeof *nr);
-		if (!nr)
-			return hf_error_set(err, HF_ERR_NOMEM, "out of memory");
-		s->run_end = nr;
-		s->caprun *= 2;
-	}
+	if (s->nruns + 1 >= s->caprun && !grow_runs(s))
+		return hf_error_set(err, HF_ERR_NOMEM, "out of memory");
 	hf_row4 *t = s->work;
 	s->work = s->fill;
 	s->fill = t;
@@ -411,40 +490,76 @@ hf_status hf_rowsort_spill(hf_rowsort *s, hf_error *err)
 }
 
 /* ---- the merge ---- */
-#define MERGE_ROWS 1024    /* rows read at a time from each run (32 KiB) */
+#define RAW_BYTES ((size_t)1 << 14)   /* read at a time from each run */
 
 typedef struct run_reader {
-	uint64_t next, end;    /* rows of the run file still to read */
-	hf_row4 *buf;
-	size_t i, n;
+	uint64_t off, end;     /* bytes of the run still to read from the file */
+	uint64_t rows;         /* rows of the run still to decode */
+	uint8_t *raw;          /* [RAW_BYTES]: raw[pos..len) read, not decoded */
+	size_t pos, len;
+	uint64_t prev[4];
+	hf_row4 row;           /* the run's current row */
 } run_reader;
 
-static int reader_fill(hf_rowsort *s, run_reader *r)
+static bool get_varint(run_reader *r, uint64_t *v)
 {
-	uint64_t left = r->end - r->next;
-	size_t want = left < MERGE_ROWS ? (size_t)left : MERGE_ROWS;
-	r->i = r->n = 0;
-	if (!want)
-		return 0;
-	size_t bytes = want * sizeof *r->buf, got = 0;
-	while (got < bytes) {
-		ssize_t g = pread(fileno(s->file), (char *)r->buf + got, bytes - got,
-		                  (off_t)(r->next * sizeof *r->buf + got));
-		if (g < 0 && errno == EINTR)
-			continue;
-		if (g <= 0)
-			return -1;
-		got += (size_t)g;
+	uint64_t x = 0;
+	for (unsigned shift = 0; shift < 64 && r->pos < r->len; shift += 7) {
+		uint8_t b = r->raw[r->pos++];
+		x |= (uint64_t)(b & 0x7F) << shift;
+		if (!(b & 0x80)) {
+			*v = x;
+			return true;
+		}
 	}
-	r->next += want;
-	r->n = want;
+	return false;
+}
+
+/* The run's next row into r->row: 1, 0 at its end, -1 when the file
+ * cannot be read or does not hold what was written. */
+static int reader_next(hf_rowsort *s, run_reader *r)
+{
+	if (!r->rows)
+		return 0;
+	if (r->len - r->pos < ROW_MAX_BYTES && r->off < r->end) {
+		memmove(r->raw, r->raw + r->pos, r->len - r->pos);
+		r->len -= r->pos;
+		r->pos = 0;
+		uint64_t left = r->end - r->off;
+		size_t want = RAW_BYTES - r->len;
+		if (want > left)
+			want = (size_t)left;
+		size_t got = 0;
+		while (got < want) {
+			ssize_t g = pread(fileno(s->file), r->raw + r->len + got, want - got,
+			                  (off_t)(r->off + got));
+			if (g < 0 && errno == EINTR)
+				continue;
+			if (g <= 0)
+				return -1;
+			got += (size_t)g;
+		}
+		r->off += want;
+		r->len += want;
+	}
+	uint64_t d;
+	if (!get_varint(r, &d))
+		return -1;
+	r->prev[0] += d;
+	for (int c = 1; c < 4; c++) {
+		if (!get_varint(r, &d))
+			return -1;
+		r->prev[c] += unzigzag(d);
+	}
+	for (int c = 0; c < 4; c++)
+		r->row.k[c] = as_signed(r->prev[c]);
+	r->rows--;
 	return 1;
 }
 
 static bool heap_lt(const hf_rowsort *s, uint32_t a, uint32_t b)
 {
-	const run_reader *x = &s->readers[a], *y = &s->readers[b];
-	return row_lt(&x->buf[x->i], &y->buf[y->i]);
+	return row_lt(&s->readers[a].row, &s->readers[b].row);
 }
 
 static void heap_down(hf_rowsort *s, size_t i)
@@ -477,24 +592,27 @@ hf_status hf_rowsort_finish(hf_rowsort *s, hf_error *err)
 	if (s->werr)
 		return hf_error_set(err, HF_ERR_IO, "cannot write the temporary file of an index: %s",
 		                    strerror(s->werr));
-	/* The sorting buffers go; the merge reads MERGE_ROWS of each run at a
-	 * time (into fill, made to measure). */
+	/* The sorting buffers go; the merge reads RAW_BYTES of each run at a
+	 * time. */
 	free(s->work);
 	free(s->tmp);
 	free(s->fill);
-	s->work = s->tmp = NULL;
-	s->cap = (s->nruns ? s->nruns : 1) * (size_t)MERGE_ROWS;
-	s->fill = malloc(s->cap * sizeof *s->fill);
-	s->readers = calloc(s->nruns ? s->nruns : 1, sizeof *s->readers);
-	s->heap = calloc(s->nruns ? s->nruns : 1, sizeof *s->heap);
-	if (!s->readers || !s->heap || !s->fill)
+	free(s->pack);
+	s->work = s->tmp = s->fill = NULL;
+	s->pack = NULL;
+	size_t nr = s->nruns ? s->nruns : 1;
+	s->pack = malloc(nr * RAW_BYTES);
+	s->readers = calloc(nr, sizeof *s->readers);
+	s->heap = calloc(nr, sizeof *s->heap);
+	if (!s->readers || !s->heap || !s->pack)
 		return hf_error_set(err, HF_ERR_NOMEM, "out of memory");
 	for (size_t r = 0; r < s->nruns; r++) {
 		run_reader *rd = &s->readers[r];
-		rd->next = r ? s->run_end[r - 1] : 0;
-		rd->end = s->run_end[r];
-		rd->buf = s->fill + r * MERGE_ROWS;
-		int got = reader_fill(s, rd);
+		rd->off = r ? s->run_bytes[r - 1] : 0;
+		rd->end = s->run_bytes[r];
+		rd->rows = s->run_end[r] - (r ? s->run_end[r - 1] : 0);
+		rd->raw = s->pack + r * RAW_BYTES;
+		int got = reader_next(s, rd);
 		if (got < 0)
 			return hf_error_set(err, HF_ERR_IO, "cannot read the temporary file of an index");
 		if (got)
@@ -511,14 +629,12 @@ int hf_rowsort_next(hf_rowsort *s, hf_row4 *out)
 	if (!s->merging || !s->nheap)
 		return 0;
 	run_reader *r = &s->readers[s->heap[0]];
-	*out = r->buf[r->i++];
-	if (r->i == r->n) {
-		int got = reader_fill(s, r);
-		if (got < 0)
-			return -1;
-		if (!got)
-			s->heap[0] = s->heap[--s->nheap];
-	}
+	*out = r->row;
+	int got = reader_next(s, r);
+	if (got < 0)
+		return -1;
+	if (!got)
+		s->heap[0] = s->heap[--s->nheap];
 	if (s->nheap)
 		heap_down(s, 0);
 	return 1;
@@ -530,7 +646,9 @@ void hf_rowsort_free(hf_rowsort *s)
 	free(s->fill);
 	free(s->work);
 	free(s->tmp);
+	free(s->pack);
 	free(s->run_end);
+	free(s->run_bytes);
 	free(s->readers);
 	free(s->heap);
 	if (s->file)
