@@ -742,6 +742,72 @@ static void test_ndjson_queue(void)
 	fclose(fp);
 }
 
+/* ---- hf_queue ---------------------------------------------------------------- */
+
+typedef struct queue_probe {
+	uint64_t next;       /* the number the next record must hold */
+	uint64_t blocks, fail_at;
+	int bad;
+} queue_probe;
+
+static hf_status queue_probe_run(void *ctx, const uint8_t *p, const uint8_t *end, hf_error *err)
+{
+	queue_probe *q = ctx;
+	if (++q->blocks == q->fail_at)
+		return hf_error_set(err, HF_ERR_IO, "block %llu failed", (unsigned long long)q->blocks);
+	for (; p + 8 <= end; p += 8) {
+		uint64_t v;
+		memcpy(&v, p, 8);
+		q->bad += v != q->next++;
+	}
+	q->bad += p != end;
+	return HF_OK;
+}
+
+/* Records come out in order across many hand-offs (more blocks than the
+ * queue holds at once); after a failure no later block runs, and the error
+ * comes back from the owner's next hand-off or drain. */
+static void test_queue(void)
+{
+	for (int fail = 0; fail < 2; fail++) {
+		queue_probe pr = { 0, 0, fail ? 5 : 0, 0 };
+		hf_queue q;
+		hf_queue_init(&q, 4096, queue_probe_run, &pr);
+		hf_error err;
+		memset(&err, 0, sizeof err);
+		hf_status st = HF_OK;
+		uint64_t i;
+		for (i = 0; i < 100000 && !st; i++) {
+			if (!(st = hf_queue_room(&q, 8, &err)))
+				hf_queue_put(&q, &i, 8);
+		}
+		hf_status dr = hf_queue_drain(&q, st ? NULL : &err);
+		if (!fail) {
+			CHECK(st == HF_OK && dr == HF_OK, "queue: %s", err.message);
+			CHECK_EQ_U(pr.next, 100000, "records through the queue");
+			CHECK(pr.blocks > HF_QUEUE_DEPTH * 4, "several rounds of the ring (%llu blocks)",
+			      (unsigned long long)pr.blocks);
+		} else {
+			CHECK(st == HF_ERR_IO || dr == HF_ERR_IO, "the failure comes back");
+			CHECK(strstr(err.message, "block 5 failed") != NULL, "its error: %s", err.message);
+			CHECK_EQ_U(pr.blocks, 5, "no block runs after the failure");
+			CHECK_EQ_U(pr.next, 4 * (4096 / 8), "the records of the blocks before it");
+		}
+		CHECK_EQ_U(pr.bad, 0, "records in order");
+		hf_queue_free(&q);
+	}
+	/* Drained below one block and never started: runs on this thread. */
+	queue_probe pr = { 0, 0, 0, 0 };
+	hf_queue q;
+	hf_queue_init(&q, 4096, queue_probe_run, &pr);
+	hf_error err;
+	uint64_t v = 0;
+	CHECK(hf_queue_room(&q, 8, &err) == HF_OK, "room");
+	hf_queue_put(&q, &v, 8);
+	CHECK(hf_queue_drain(&q, &err) == HF_OK && pr.next == 1 && !q.started, "a small queue, no thread");
+	hf_queue_free(&q);
+}
+
 /* ---- hf_rowsort against qsort ---------------------------------------------- */
 
 static int cmp_row4(const void *x, const void *y)
@@ -912,6 +978,7 @@ int main(void)
 	test_v8_tokenizer();
 	test_ndjson_deep();
 	test_ndjson_queue();
+	test_queue();
 	test_rowsort();
 	test_imposter();
 	test_tmpfile();
