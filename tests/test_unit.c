@@ -819,13 +819,14 @@ static int cmp_row4(const void *x, const void *y)
 	return 0;
 }
 
-/* Sorted runs kept in a temporary file and merged, sorted on a thread:
+/* Sorted runs kept in a temporary file and merged, sorted on a thread, the
+ * merge on the caller's thread or ahead on another:
  * the same order as qsort, SQLite's (signed) order of integers, with ties
  * in every column and the extreme values. */
 static void test_rowsort(void)
 {
 	static const size_t cases[][2] = { { 0, 16 }, { 1, 16 }, { 17, 16 }, { 1000, 64 },
-		{ 200000, 4096 }, { 70000, 0 } };
+		{ 200000, 4096 }, { 70000, 0 }, { 32768, 4096 } };
 	static const int64_t extremes[] = { INT64_MIN, INT64_MIN + 1, -1, 0, 1, INT64_MAX - 1, INT64_MAX };
 	uint64_t x = 0x9E3779B97F4A7C15u;
 	for (size_t t = 0; t < sizeof cases / sizeof *cases; t++) {
@@ -852,6 +853,10 @@ static void test_rowsort(void)
 			CHECK(hf_rowsort_add(&s, k[0], k[1], k[2], k[3], &err) == HF_OK, "add: %s", err.message);
 		}
 		CHECK(hf_rowsort_finish(&s, &err) == HF_OK, "finish: %s", err.message);
+		/* Every other case merged ahead on a thread: the same rows (32768:
+		 * whole blocks of 16 Ki rows and nothing after). */
+		if (t % 2 == 0)
+			CHECK(hf_rowsort_prefetch(&s), "prefetch");
 		qsort(ref, n, sizeof *ref, cmp_row4);
 		size_t i = 0, bad = 0;
 		hf_row4 r;

@@ -298,6 +298,10 @@ typedef struct hf_rowsort {
 	struct run_reader *readers;
 	uint32_t *heap;
 	size_t nheap;
+	bool prefetch;             /* the merge runs ahead on the worker */
+	hf_row4 *ahead[2];         /* blocks of merged rows: one read, one filled */
+	size_t ahead_n[2], mpos;
+	int mcur, mfill;
 } hf_rowsort;
 
 bool hf_rowsort_init(hf_rowsort *s, size_t rows_per_run);   /* 0: HF_ROWSORT_ROWS */
@@ -321,6 +325,10 @@ static inline hf_status hf_rowsort_add(hf_rowsort *s, int64_t a, int64_t b, int6
 hf_status hf_rowsort_finish(hf_rowsort *s, hf_error *err);
 /* The next row in order: 1, 0 at the end, -1 when the file cannot be read. */
 int hf_rowsort_next(hf_rowsort *s, hf_row4 *out);
+/* After hf_rowsort_finish, before the first hf_rowsort_next: the merge runs
+ * a block ahead on a thread of its own (the rows the same).  false: out of
+ * memory, and the merge stays on the caller's thread. */
+bool hf_rowsort_prefetch(hf_rowsort *s);
 void hf_rowsort_free(hf_rowsort *s);
 
 #endif

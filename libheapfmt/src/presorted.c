@@ -624,7 +624,8 @@ hf_status hf_rowsort_finish(hf_rowsort *s, hf_error *err)
 	return HF_OK;
 }
 
-int hf_rowsort_next(hf_rowsort *s, hf_row4 *out)
+/* The next row of the merge itself. */
+static int merge_next(hf_rowsort *s, hf_row4 *out)
 {
 	if (!s->merging || !s->nheap)
 		return 0;
@@ -640,6 +641,69 @@ int hf_rowsort_next(hf_rowsort *s, hf_row4 *out)
 	return 1;
 }
 
+/* The merge ahead of the reader (hf_rowsort_prefetch): the worker fills
+ * block s->mfill while the reader takes the rows of the other. */
+#define AHEAD_ROWS ((size_t)1 << 14)   /* 512 KiB a block */
+
+static void merge_ahead(void *arg)
+{
+	hf_rowsort *s = arg;
+	hf_row4 *b = s->ahead[s->mfill];
+	size_t n = 0;
+	int got = 1;
+	while (n < AHEAD_ROWS && (got = merge_next(s, &b[n])) == 1)
+		n++;
+	s->ahead_n[s->mfill] = n;
+	if (got < 0)
+		s->werr = EIO;
+}
+
+bool hf_rowsort_prefetch(hf_rowsort *s)
+{
+	if (!s->merging || s->prefetch)
+		return s->prefetch;
+	s->ahead[0] = malloc(2 * AHEAD_ROWS * sizeof *s->ahead[0]);
+	if (!s->ahead[0] || !hf_worker_start(&s->worker, merge_ahead, s)) {
+		free(s->ahead[0]);
+		s->ahead[0] = NULL;
+		return false;
+	}
+	s->ahead[1] = s->ahead[0] + AHEAD_ROWS;
+	s->werr = 0;
+	s->mfill = 0;
+	merge_ahead(s);            /* the first block here, the next on the worker */
+	s->mcur = 0;
+	s->mpos = 0;
+	s->ahead_n[1] = 0;
+	if (s->ahead_n[0] == AHEAD_ROWS) {
+		s->mfill = 1;
+		hf_worker_post(&s->worker);
+	}
+	s->prefetch = true;
+	return true;
+}
+
+int hf_rowsort_next(hf_rowsort *s, hf_row4 *out)
+{
+	if (!s->prefetch)
+		return merge_next(s, out);
+	if (s->mpos == s->ahead_n[s->mcur]) {
+		if (s->ahead_n[s->mcur] < AHEAD_ROWS)   /* a short block is the last */
+			return s->werr ? -1 : 0;
+		hf_worker_wait(&s->worker);
+		s->mcur = s->mfill;
+		s->mpos = 0;
+		if (s->ahead_n[s->mcur] == AHEAD_ROWS) {
+			s->mfill = 1 - s->mcur;
+			hf_worker_post(&s->worker);
+		}
+		if (s->mpos == s->ahead_n[s->mcur])
+			return s->werr ? -1 : 0;
+	}
+	*out = s->ahead[s->mcur][s->mpos++];
+	return 1;
+}
+
 void hf_rowsort_free(hf_rowsort *s)
 {
 	hf_worker_stop(&s->worker);
@@ -647,6 +711,7 @@ void hf_rowsort_free(hf_rowsort *s)
 	free(s->work);
 	free(s->tmp);
 	free(s->pack);
+	free(s->ahead[0]);
 	free(s->run_end);
 	free(s->run_bytes);
 	free(s->readers);
