@@ -228,7 +228,9 @@ typedef struct hf_queue {
 void hf_queue_init(hf_queue *qu, size_t block, hf_queue_run run, void *ctx);
 hf_status hf_queue_room(hf_queue *qu, size_t n, hf_error *err);
 hf_status hf_queue_drain(hf_queue *qu, hf_error *err);
-void hf_queue_stop(hf_queue *qu);   /* ends the thread (after the blocks queued) */
+/* Ends the thread after the blocks handed off; after hf_queue_drain, or the
+ * records still in q are dropped. */
+void hf_queue_stop(hf_queue *qu);
 void hf_queue_free(hf_queue *qu);   /* hf_queue_stop, and frees */
 
 /* After hf_queue_room(qu, n): n bytes may be put. */
@@ -326,8 +328,9 @@ hf_status hf_rowsort_finish(hf_rowsort *s, hf_error *err);
 /* The next row in order: 1, 0 at the end, -1 when the file cannot be read. */
 int hf_rowsort_next(hf_rowsort *s, hf_row4 *out);
 /* After hf_rowsort_finish, before the first hf_rowsort_next: the merge runs
- * a block ahead on a thread of its own (the rows the same).  false: out of
- * memory, and the merge stays on the caller's thread. */
+ * a block ahead on a thread of its own (the rows the same).  false (no
+ * memory or no thread for it, or called before the finish): the merge stays
+ * on the caller's thread. */
 bool hf_rowsort_prefetch(hf_rowsort *s);
 void hf_rowsort_free(hf_rowsort *s);
 

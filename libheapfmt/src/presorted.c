@@ -31,8 +31,10 @@
  * hf_rowsort sorts the keys of a table too big for memory: rows of four
  * integers are gathered in a buffer; a full buffer is sorted on a thread of
  * its own (the writer's SQLite thread goes on) and written to a temporary
- * file as a sorted run; at the end the runs are merged.  Memory: three
- * buffers of HF_ROWSORT_ROWS rows, and 32 KiB for each run in the merge.
+ * file as a sorted run (packed, see below); at the end the runs are merged.
+ * Memory: three buffers of HF_ROWSORT_ROWS rows and 64 KiB for packing
+ * while the rows come; in the merge, 16 KiB for each run, and 1 MiB more
+ * when it runs ahead (hf_rowsort_prefetch).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "internal.h"
@@ -604,8 +606,10 @@ hf_status hf_rowsort_finish(hf_rowsort *s, hf_error *err)
 	s->pack = malloc(nr * RAW_BYTES);
 	s->readers = calloc(nr, sizeof *s->readers);
 	s->heap = calloc(nr, sizeof *s->heap);
-	if (!s->readers || !s->heap || !s->pack)
+	if (!s->readers || !s->heap || !s->pack) {
+		s->werr = ENOMEM;   /* no second finish, no rows (hf_rowsort_free frees) */
 		return hf_error_set(err, HF_ERR_NOMEM, "out of memory");
+	}
 	for (size_t r = 0; r < s->nruns; r++) {
 		run_reader *rd = &s->readers[r];
 		rd->off = r ? s->run_bytes[r - 1] : 0;
@@ -613,8 +617,10 @@ hf_status hf_rowsort_finish(hf_rowsort *s, hf_error *err)
 		rd->rows = s->run_end[r] - (r ? s->run_end[r - 1] : 0);
 		rd->raw = s->pack + r * RAW_BYTES;
 		int got = reader_next(s, rd);
-		if (got < 0)
+		if (got < 0) {
+			s->werr = EIO;
 			return hf_error_set(err, HF_ERR_IO, "cannot read the temporary file of an index");
+		}
 		if (got)
 			s->heap[s->nheap++] = (uint32_t)r;
 	}
@@ -627,7 +633,9 @@ hf_status hf_rowsort_finish(hf_rowsort *s, hf_error *err)
 /* The next row of the merge itself. */
 static int merge_next(hf_rowsort *s, hf_row4 *out)
 {
-	if (!s->merging || !s->nheap)
+	if (!s->merging)
+		return s->werr ? -1 : 0;   /* a finish that failed, or none */
+	if (!s->nheap)
 		return 0;
 	run_reader *r = &s->readers[s->heap[0]];
 	*out = r->row;

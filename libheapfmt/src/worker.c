@@ -221,8 +221,10 @@ hf_status hf_queue_drain(hf_queue *qu, hf_error *err)
 		pthread_mutex_unlock(&qu->mu);
 		if (!st)
 			st = st2;
+		return st;
 	}
-	return st;
+	/* No thread (never started, or stopped): an earlier failure still is. */
+	return st ? st : queue_status(qu, err);
 }
 
 void hf_queue_stop(hf_queue *qu)
