@@ -220,7 +220,7 @@ typedef struct hf_queue {
 	pthread_t thread;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;   /* nfull or stop changed */
-	bool started, stop;
+	int started, stop;
 	hf_status status;    /* the first failure, and its error */
 	hf_error err;
 } hf_queue;

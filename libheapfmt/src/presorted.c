@@ -601,7 +601,6 @@ hf_status hf_rowsort_finish(hf_rowsort *s, hf_error *err)
 	free(s->fill);
 	free(s->pack);
 	s->work = s->tmp = s->fill = NULL;
-	s->pack = NULL;
 	size_t nr = s->nruns ? s->nruns : 1;
 	s->pack = malloc(nr * RAW_BYTES);
 	s->readers = calloc(nr, sizeof *s->readers);
@@ -677,7 +676,6 @@ bool hf_rowsort_prefetch(hf_rowsort *s)
 		return false;
 	}
 	s->ahead[1] = s->ahead[0] + AHEAD_ROWS;
-	s->werr = 0;
 	s->mfill = 0;
 	merge_ahead(s);            /* the first block here, the next on the worker */
 	s->mcur = 0;

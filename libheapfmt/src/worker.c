@@ -7,6 +7,36 @@
 #define _POSIX_C_SOURCE 200809L
 #include "internal.h"
 
+/* A thread with its lock and condition (of hf_worker or hf_queue). */
+static bool thread_start(pthread_t *t, pthread_mutex_t *mu, pthread_cond_t *cv,
+                         void *(*main)(void *), void *arg)
+{
+	if (pthread_mutex_init(mu, NULL) != 0)
+		return false;
+	if (pthread_cond_init(cv, NULL) != 0) {
+		pthread_mutex_destroy(mu);
+		return false;
+	}
+	if (pthread_create(t, NULL, main, arg) != 0) {
+		pthread_cond_destroy(cv);
+		pthread_mutex_destroy(mu);
+		return false;
+	}
+	return true;
+}
+
+/* Sets *stop under the lock, wakes the thread, waits for it to end. */
+static void thread_stop(pthread_t t, pthread_mutex_t *mu, pthread_cond_t *cv, int *stop)
+{
+	pthread_mutex_lock(mu);
+	*stop = 1;
+	pthread_cond_broadcast(cv);
+	pthread_mutex_unlock(mu);
+	pthread_join(t, NULL);
+	pthread_cond_destroy(cv);
+	pthread_mutex_destroy(mu);
+}
+
 static void *worker_main(void *arg)
 {
 	hf_worker *w = arg;
@@ -33,17 +63,8 @@ bool hf_worker_start(hf_worker *w, void (*run)(void *arg), void *arg)
 	w->run = run;
 	w->arg = arg;
 	w->busy = w->stop = 0;
-	if (pthread_mutex_init(&w->mu, NULL) != 0)
+	if (!thread_start(&w->thread, &w->mu, &w->cv, worker_main, w))
 		return false;
-	if (pthread_cond_init(&w->cv, NULL) != 0) {
-		pthread_mutex_destroy(&w->mu);
-		return false;
-	}
-	if (pthread_create(&w->thread, NULL, worker_main, w) != 0) {
-		pthread_cond_destroy(&w->cv);
-		pthread_mutex_destroy(&w->mu);
-		return false;
-	}
 	w->started = 1;
 	return true;
 }
@@ -70,13 +91,7 @@ void hf_worker_stop(hf_worker *w)
 {
 	if (!w->started)
 		return;
-	pthread_mutex_lock(&w->mu);
-	w->stop = 1;
-	pthread_cond_broadcast(&w->cv);
-	pthread_mutex_unlock(&w->mu);
-	pthread_join(w->thread, NULL);
-	pthread_cond_destroy(&w->cv);
-	pthread_mutex_destroy(&w->mu);
+	thread_stop(w->thread, &w->mu, &w->cv, &w->stop);
 	w->started = 0;
 }
 
@@ -128,19 +143,10 @@ static bool queue_start(hf_queue *qu)
 {
 	if (qu->started)
 		return true;
-	if (pthread_mutex_init(&qu->mu, NULL) != 0)
+	qu->stop = 0;
+	if (!thread_start(&qu->thread, &qu->mu, &qu->cv, queue_main, qu))
 		return false;
-	if (pthread_cond_init(&qu->cv, NULL) != 0) {
-		pthread_mutex_destroy(&qu->mu);
-		return false;
-	}
-	qu->stop = false;
-	if (pthread_create(&qu->thread, NULL, queue_main, qu) != 0) {
-		pthread_cond_destroy(&qu->cv);
-		pthread_mutex_destroy(&qu->mu);
-		return false;
-	}
-	qu->started = true;
+	qu->started = 1;
 	return true;
 }
 
@@ -231,14 +237,8 @@ void hf_queue_stop(hf_queue *qu)
 {
 	if (!qu->started)
 		return;
-	pthread_mutex_lock(&qu->mu);
-	qu->stop = true;
-	pthread_cond_broadcast(&qu->cv);
-	pthread_mutex_unlock(&qu->mu);
-	pthread_join(qu->thread, NULL);
-	pthread_cond_destroy(&qu->cv);
-	pthread_mutex_destroy(&qu->mu);
-	qu->started = false;
+	thread_stop(qu->thread, &qu->mu, &qu->cv, &qu->stop);
+	qu->started = 0;
 }
 
 void hf_queue_free(hf_queue *qu)
