@@ -190,3 +190,14 @@ void cli_json_string(FILE *fp, const char *s)
 	fputc('"', fp);
 	free(text);
 }
+
+size_t cli_analysis_memory(const char *v, int missing)
+{
+	char *end = NULL;
+	unsigned long long mib = missing ? 0 : strtoull(v, &end, 10);
+	if (missing || !*v || *end || *v == '-' || mib > (unsigned long long)(SIZE_MAX >> 20)) {
+		cli_usage_error("--analysis-memory takes a number of MiB (0: no limit)");
+		return 0;
+	}
+	return mib ? (size_t)mib << 20 : SIZE_MAX;
+}

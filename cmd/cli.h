@@ -74,6 +74,14 @@ const char *cli_input_name(const char *path);
  * the value is absent. */
 const char *cli_opt_value(const char *name, int argc, char **argv, int *i, int *missing);
 
+/* --analysis-memory=MIB: the analysis's memory_limit in bytes (MIB 0: no
+ * limit, SIZE_MAX); 0 after a usage error, reported. */
+size_t cli_analysis_memory(const char *v, int missing);
+#define CLI_ANALYSIS_MEMORY_HELP \
+	"      --analysis-memory=MIB  resident memory above which the analysis gives\n" \
+	"                         back the pages of its arrays, kept in temporary files\n" \
+	"                         in $TMPDIR (default 512; 0: no limit, all in memory)\n"
+
 /* ---- converters --------------------------------------------------------------
  * Every program reads one input and writes it as NDJSON or as a heap
  * database; cli_converter_main does what they share: --help, --version,

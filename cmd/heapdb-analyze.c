@@ -14,6 +14,7 @@ static const char help[] =
 	"An earlier analysis in DB is replaced; on failure DB is left as it was.\n"
 	"\n"
 	"      --no-index         do not index node_analysis\n"
+	CLI_ANALYSIS_MEMORY_HELP
 	"      --stats            print what was found, one key=value a line, on stdout\n"
 	"  -h, --help             show this help and exit\n"
 	"  -V, --version          show the version and exit\n"
@@ -31,7 +32,8 @@ static int run(int argc, char **argv)
 	hf_analysis_options opt;
 	hf_analysis_options_init(&opt);
 	const char *path = NULL;
-	int stats_out = 0, only_args = 0;
+	int stats_out = 0, only_args = 0, missing = 0;
+	const char *v;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (only_args || a[0] != '-') {
@@ -52,6 +54,9 @@ static int run(int argc, char **argv)
 			opt.no_index = 1;
 		} else if (!strcmp(a, "--stats")) {
 			stats_out = 1;
+		} else if ((v = cli_opt_value("--analysis-memory", argc, argv, &i, &missing))) {
+			if (!(opt.memory_limit = cli_analysis_memory(v, missing)))
+				return EXIT_USAGE;
 		} else {
 			cli_usage_error("unknown option '%s'", a);
 			return EXIT_USAGE;

@@ -13,6 +13,7 @@ static const char help[] =
 	"      --no-index         skip the indexes (faster; queries will scan)\n"
 	"      --no-analysis      skip the analysis (reachability, distance from the GC\n"
 	"                         roots, dominators, retained sizes: node_analysis)\n"
+	CLI_ANALYSIS_MEMORY_HELP
 	"      --salvage          on a damaged or truncated dump, keep what came before the\n"
 	"                         damage (metadata heapfmt.complete=false; exit status 5)\n"
 	"  --values               also store primitive field values and array contents\n"

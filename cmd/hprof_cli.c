@@ -20,6 +20,7 @@ typedef struct hprof_args {
 	hf_hprof_options opt;
 	int heapdb;
 	int analysis;        /* heapdb: on unless --no-analysis; NDJSON: --analysis */
+	size_t analysis_memory; /* --analysis-memory, in bytes; 0: the default */
 } hprof_args;
 
 static int hprof_option(void *ctx, int argc, char **argv, int *i)
@@ -32,6 +33,9 @@ static int hprof_option(void *ctx, int argc, char **argv, int *i)
 		h->analysis = 0;
 	} else if (!h->heapdb && !strcmp(a, "--analysis")) {
 		h->analysis = 1;
+	} else if (h->heapdb && (v = cli_opt_value("--analysis-memory", argc, argv, i, &missing))) {
+		if (!(h->analysis_memory = cli_analysis_memory(v, missing)))
+			return -1;
 	} else if (!strcmp(a, "--values")) {
 		opt->values = 1;
 	} else if (!strcmp(a, "--salvage")) {
@@ -89,6 +93,7 @@ static hf_status hprof_run(void *ctx, cli_run *r, hf_error *err)
 static void hprof_db_options(void *ctx, hf_heapdb_options *o)
 {
 	o->analysis = ((const hprof_args *)ctx)->analysis;
+	o->analysis_memory = ((const hprof_args *)ctx)->analysis_memory;
 }
 
 /* hprof2ndjson --analysis: the records also go to a temporary database,

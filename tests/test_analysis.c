@@ -248,11 +248,14 @@ static void g_write(hf_sink *s, const graph *g, uint32_t dump, hf_error *err)
 		put_root(s, dump, "UNREACHABLE", obj_id(i), err);
 }
 
+/* hf_heapdb_options.analysis_memory of the databases open_db opens. */
+static size_t db_analysis_memory;
+
 static hf_sink *open_db(const char *path, int analysis)
 {
 	hf_error err;
 	hf_sink *s = NULL;
-	hf_heapdb_options o = { 1, 0, analysis };
+	hf_heapdb_options o = { 1, 0, analysis, db_analysis_memory };
 	unlink(path);
 	if (hf_heapdb_sink_open(&s, path, &o, &err)) {
 		CHECK(0, "open %s: %s", path, err.message);
@@ -656,6 +659,8 @@ static void test_two_dumps(const char *tmp)
 	unlink(path);
 }
 
+static char *analysis_text(const char *path);
+
 /* A chain of a million links from one root (a depth-first search a
  * million deep), closed into a cycle, with the last link also held by a
  * second root: checked against formulas. */
@@ -730,6 +735,33 @@ static void test_long_chain(const char *tmp)
 	CHECK_EQ_U(sqlite3_column_int64(q, 4), g.size[n - 1], "two-root cycle: the last link retains");
 	sqlite3_finalize(q);
 	sqlite3_close(db);
+	/* The same analyses with the arrays (4 MB each, large enough) in
+	 * temporary files whose pages are released whenever the process holds
+	 * more than a byte: the same rows, from the writer's graph and from the
+	 * tables. */
+	char *plain = analysis_text(path);
+	db_analysis_memory = 1;
+	s = open_db(path, 1);
+	db_analysis_memory = 0;
+	if (!s)
+		return;
+	g_write(s, &g, 0, &err);
+	if (!close_db(s))
+		return;
+	char *mapped = analysis_text(path);
+	CHECK(plain && mapped && !strcmp(plain, mapped),
+	      "two-root cycle: the same rows with the arrays in files (the writer's graph)");
+	free(mapped);
+	hf_analysis_options lo;
+	hf_analysis_options_init(&lo);
+	lo.memory_limit = 1;
+	CHECK(hf_heapdb_analyze(path, &lo, &st, &err) == HF_OK, "chain: analyse in files: %s", err.message);
+	mapped = analysis_text(path);
+	CHECK(plain && mapped && !strcmp(plain, mapped),
+	      "two-root cycle: the same rows with the arrays in files (the tables)");
+	CHECK_EQ_U(st.max_distance, n - 2, "two-root cycle in files: longest distance");
+	free(mapped);
+	free(plain);
 	free(suffix);
 	g_free(&g);
 	unlink(path);
@@ -808,7 +840,7 @@ static void test_sample(const char *sample, const char *tmp)
 		return;
 	}
 	hf_sink *s;
-	hf_heapdb_options o = { 1, 0, 1 };
+	hf_heapdb_options o = { 1, 0, 1, 0 };
 	unlink(path);
 	CHECK(hf_heapdb_sink_open(&s, path, &o, &err) == HF_OK, "open: %s", err.message);
 	hf_hprof_options opt;

@@ -290,6 +290,16 @@ check "--stats to a closed standard output is an I/O error" expect_rc 3 sh -c "'
 check "heapdb-analyze gives what hprof2heapdb gave" test \
 	"$(sqlite3 "$t/s.db" 'SELECT * FROM node_analysis; SELECT * FROM dump_analysis' | md5sum)" = \
 	"$(sqlite3 "$t/n.db" 'SELECT * FROM node_analysis; SELECT * FROM dump_analysis' | md5sum)"
+check "--analysis-memory takes MiB" expect_rc 2 "$tools/$p" --analysis-memory=lots "$t/n.db"
+check "--analysis-memory=0 (all in memory)" expect_rc 0 "$tools/$p" --analysis-memory=0 "$t/n.db"
+check "gives the same rows" test \
+	"$(sqlite3 "$t/s.db" 'SELECT * FROM node_analysis; SELECT * FROM dump_analysis' | md5sum)" = \
+	"$(sqlite3 "$t/n.db" 'SELECT * FROM node_analysis; SELECT * FROM dump_analysis' | md5sum)"
+check "hprof2heapdb --analysis-memory=1" expect_rc 0 "$tools/hprof2heapdb" --analysis-memory=1 \
+	"$sample" "$t/m1.db"
+check "gives the same rows" test \
+	"$(sqlite3 "$t/s.db" 'SELECT * FROM node_analysis; SELECT * FROM dump_analysis' | md5sum)" = \
+	"$(sqlite3 "$t/m1.db" 'SELECT * FROM node_analysis; SELECT * FROM dump_analysis' | md5sum)"
 check "heapdb-analyze again replaces the analysis" expect_rc 0 "$tools/$p" "$t/n.db"
 check "with the same rows" test "$(sqlite3 "$t/n.db" 'SELECT count(*) FROM node_analysis')" = \
 	"$(sqlite3 "$t/s.db" 'SELECT count(*) FROM node')"

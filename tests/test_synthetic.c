@@ -65,7 +65,7 @@ static hf_status convert_ex(const char *in_path, const uint8_t *mem, size_t mems
 	                   : hf_input_open(&in, in_path, &c->err);
 	if (!st) {
 		if (kind == SINK_DB) {
-			hf_heapdb_options o = { 1, 0, 0 };
+			hf_heapdb_options o = { 1, 0, 0, 0 };
 			st = hf_heapdb_sink_open(&sink, out_path, &o, &c->err);
 		} else {
 			st = hf_ndjson_sink_open(&sink, out_path, &c->err);

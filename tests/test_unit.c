@@ -13,6 +13,7 @@
 #include <jansson.h>
 #include <sqlite3.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -991,6 +992,76 @@ static void test_tmpfile(void)
 	rmdir(dir);
 }
 
+/* hf_bigmem: arrays in mapped temporary files keep their contents through
+ * the watcher's releases, growing, shrinking and moving from malloc. */
+static void test_bigmem(void)
+{
+	hf_bigmem *m = hf_bigmem_new(1);     /* above a byte: every round releases */
+	CHECK(m != NULL, "bigmem");
+	if (!m)
+		return;
+	size_t n = (size_t)3 << 20;
+	uint32_t *a = hf_bigmem_alloc(m, n * sizeof *a);
+	uint8_t *small = hf_bigmem_alloc(m, 1000);
+	CHECK(a && small, "bigmem: alloc");
+	if (!a || !small)
+		return;
+	for (size_t i = 0; i < n; i++)
+		a[i] = (uint32_t)i * 2654435761u;
+	memset(small, 7, 1000);
+	for (int w = 0; w < 5000 && hf_bigmem_released(m) < 2 * n * sizeof *a; w++)
+		nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+	CHECK(hf_bigmem_released(m) >= 2 * n * sizeof *a, "bigmem: released twice over (%llu bytes)",
+	      (unsigned long long)hf_bigmem_released(m));
+	size_t bad = 0;
+	for (size_t i = 0; i < n; i++)
+		bad += a[i] != (uint32_t)i * 2654435761u;
+	CHECK_EQ_U(bad, 0, "bigmem: the contents after the releases");
+	a = hf_bigmem_realloc(m, a, n * sizeof *a, 2 * n * sizeof *a);
+	CHECK(a != NULL, "bigmem: grow");
+	if (!a)
+		return;
+	bad = 0;
+	for (size_t i = 0; i < n; i++)
+		bad += a[i] != (uint32_t)i * 2654435761u || a[n + i] != 0;
+	CHECK_EQ_U(bad, 0, "bigmem: grown, the contents kept and the rest zero");
+	a = hf_bigmem_realloc(m, a, 2 * n * sizeof *a, n / 2 * sizeof *a);
+	CHECK(a != NULL, "bigmem: shrink");
+	if (!a)
+		return;
+	bad = 0;
+	for (size_t i = 0; i < n / 2; i++)
+		bad += a[i] != (uint32_t)i * 2654435761u;
+	CHECK_EQ_U(bad, 0, "bigmem: shrunk, the contents kept");
+	small = hf_bigmem_realloc(m, small, 1000, (size_t)2 << 20);
+	CHECK(small != NULL, "bigmem: from malloc to a file");
+	if (small) {
+		bad = 0;
+		for (size_t i = 0; i < 1000; i++)
+			bad += small[i] != 7;
+		CHECK_EQ_U(bad, 0, "bigmem: moved into a file, the contents kept");
+	}
+	hf_bigmem_release(m, small);
+	hf_bigmem_release(m, a);
+	CHECK(hf_bigmem_alloc(m, (size_t)4 << 20) != NULL, "bigmem: left to hf_bigmem_free");
+	hf_bigmem_free(m);
+
+	m = hf_bigmem_new(0);                /* no limit: malloc */
+	CHECK(m != NULL, "bigmem without a limit");
+	if (!m)
+		return;
+	uint8_t *p = hf_bigmem_alloc(m, (size_t)4 << 20);
+	CHECK(p != NULL, "bigmem without a limit: alloc");
+	if (p) {
+		memset(p, 1, (size_t)4 << 20);
+		p = hf_bigmem_realloc(m, p, (size_t)4 << 20, (size_t)8 << 20);
+		CHECK(p && p[(4 << 20) - 1] == 1, "bigmem without a limit: realloc");
+		hf_bigmem_release(m, p);
+	}
+	CHECK_EQ_U(hf_bigmem_released(m), 0, "bigmem without a limit: nothing released");
+	hf_bigmem_free(m);
+}
+
 int main(void)
 {
 	test_mutf8();
@@ -1007,5 +1078,6 @@ int main(void)
 	test_rowsort();
 	test_imposter();
 	test_tmpfile();
+	test_bigmem();
 	return t_done("test_unit");
 }

@@ -24,6 +24,19 @@
  * A reachable object other than a root has a strong reference into it, so
  * E >= n - roots and each phase stays within 24N + 8E bytes.
  *
+ * Those arrays come from hf_bigmem (bigmem.c): each one of a MiB or more is
+ * a temporary file, mapped, whose pages are released whenever the process's
+ * resident size passes the memory limit (hf_analysis_options.memory_limit,
+ * 512 MiB by default), so that a dump of any size is analysed in about that
+ * much memory.  Released pages come back from the page cache when touched
+ * (or from the disk, when the kernel needed the memory meanwhile).  On the
+ * 5 GB benchmark dump (49 M objects, 1.5 GB of arrays at the peak) the
+ * peak resident size of hprof2heapdb fell from 1,698 to 627 MiB, its time
+ * did not move (146.4 s against 146.8 s with the arrays in malloc'd
+ * memory, one run each); heapdb-analyze alone, whose computation nothing
+ * hides, took 66 s instead of 57 s.  Below the limit nothing is released,
+ * and the 1 GB dump's analysis (355 MB of arrays) runs as in plain memory.
+ *
  * Lengauer-Tarjan, as implemented here: vertices are depth-first numbers,
  * 0 the super-root above every GC root.  The steps go from the last vertex w
  * down to 1; the vertices > w form the link-eval forest, so a link is
@@ -110,6 +123,7 @@ typedef struct an {
 	uint64_t reachable_bytes, weak_bytes, unreachable_bytes, weak, unreachable;
 	uint32_t max_distance;
 	const hf_analysis_graph *graph;  /* the graph from the writer; NULL: the tables */
+	hf_bigmem *bm;           /* where the arrays come from */
 	FILE *park;              /* with the graph: (id, size) of the objects in order */
 	bool presorted;          /* node_analysis and its index filled through imposters */
 	hf_analysis_beside beside;   /* see hf_analysis_run_beside; NULL once called */
@@ -122,7 +136,7 @@ static void *an_alloc(an *a, size_t count, size_t size)
 {
 	if (count && size > SIZE_MAX / count)
 		return NULL;
-	void *p = malloc(count && size ? count * size : 1);
+	void *p = hf_bigmem_alloc(a->bm, count * size);
 	if (p) {
 		a->mem += count * size;
 		if (a->mem > a->peak)
@@ -135,7 +149,7 @@ static void an_free(an *a, void *pp, size_t count, size_t size)
 {
 	void **p = pp;
 	if (*p) {
-		free(*p);
+		hf_bigmem_release(a->bm, *p);
 		a->mem -= count * size;
 	}
 	*p = NULL;
@@ -150,7 +164,7 @@ static bool an_grow(an *a, void *pp, size_t *cap, size_t need, size_t size)
 	size_t nc = *cap ? *cap : 1024;
 	while (nc < need)
 		nc *= 2;
-	void *np = realloc(*p, nc * size);
+	void *np = hf_bigmem_realloc(a->bm, *p, *cap * size, nc * size);
 	if (!np)
 		return false;
 	a->mem += (nc - *cap) * size;
@@ -264,10 +278,11 @@ static hf_status load_nodes(an *a, int64_t **class_ids, int64_t **others, size_t
 	/* Keep exactly n of each (the growth left room). */
 	a->mem -= (cap - a->n) * sizeof *a->ids + (ccap - a->n) * sizeof **class_ids;
 	if (a->n) {
-		void *p = realloc(a->ids, a->n * sizeof *a->ids);
+		void *p = hf_bigmem_realloc(a->bm, a->ids, cap * sizeof *a->ids, a->n * sizeof *a->ids);
 		if (p)
 			a->ids = p;
-		p = realloc(*class_ids, a->n * sizeof **class_ids);
+		p = hf_bigmem_realloc(a->bm, *class_ids, ccap * sizeof **class_ids,
+		                      a->n * sizeof **class_ids);
 		if (p)
 			*class_ids = p;
 	}
@@ -570,7 +585,8 @@ static hf_status close_lists(edge_lists *l)
 	a->edges = l->k - a->referent_edges;
 	/* Give back the room the doubling left. */
 	if (l->cap > l->k) {
-		void *p = realloc(a->succ, (l->k ? l->k : 1) * sizeof *a->succ);
+		void *p = hf_bigmem_realloc(a->bm, a->succ, l->cap * sizeof *a->succ,
+		                            (l->k ? l->k : 1) * sizeof *a->succ);
 		if (p)
 			a->succ = p;
 		a->mem -= (l->cap - l->k) * sizeof *a->succ;
@@ -1199,13 +1215,9 @@ out:
 static void an_release(an *a)
 {
 	hf_id_index_free(&a->by_id);
-	free(a->ids);
-	free(a->succ_off);
-	free(a->succ);
-	free(a->roots);
-	free(a->dist);
-	free(a->dfn);
-	free(a->idom);
+	void *arrays[] = { a->ids, a->succ_off, a->succ, a->roots, a->dist, a->dfn, a->idom };
+	for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++)
+		hf_bigmem_release(a->bm, arrays[i]);
 	a->ids = NULL;
 	a->succ_off = a->succ = a->roots = a->dist = a->dfn = a->idom = NULL;
 	if (a->park)
@@ -1270,9 +1282,9 @@ static hf_status compute(an *a)
 out:
 	if (dist_file)
 		fclose(dist_file);
-	free(parent);
-	free(off);
-	free(pred);
+	hf_bigmem_release(a->bm, parent);
+	hf_bigmem_release(a->bm, off);
+	hf_bigmem_release(a->bm, pred);
 	return rc;
 }
 
@@ -1352,7 +1364,7 @@ static hf_status job_run(compute_job *j)
 		rc = graph_nodes(a, &class_ids);
 		if (!rc)
 			rc = build_lists(a, &class_ids, j->in);
-		free(class_ids);
+		hf_bigmem_release(a->bm, class_ids);
 	}
 	return rc ? rc : compute(a);
 }
@@ -1419,10 +1431,10 @@ static hf_status analyse_dump(an *a, int64_t **others, size_t *nothers, size_t *
 		goto out;
 	rc = write_results(a);
 out:
-	free(class_ids);
-	free(in.roots);
-	free(in.refs);
-	free(in.labels);
+	hf_bigmem_release(a->bm, class_ids);
+	hf_bigmem_release(a->bm, in.roots);
+	hf_bigmem_release(a->bm, in.refs);
+	hf_bigmem_release(a->bm, in.labels);
 	an_release(a);
 	return rc;
 }
@@ -1503,6 +1515,11 @@ hf_status hf_analysis_run_beside(sqlite3 *db, const hf_analysis_options *opt,
 			sqlite3_exec(db, "DROP INDEX IF EXISTS node_analysis_by_dominator", NULL, NULL, NULL);
 		}
 	}
+	/* The arrays live in temporary files beyond the memory limit. */
+	size_t limit = o.memory_limit ? o.memory_limit : HF_ANALYSIS_MEMORY_DEFAULT;
+	hf_bigmem *bm = hf_bigmem_new(limit == SIZE_MAX ? 0 : limit);
+	if (!bm)
+		return hf_error_set(err, HF_ERR_NOMEM, "analysis: out of memory");
 	int64_t *others = NULL;
 	size_t nothers = 0, cap_others = 0, done = 0;
 	hf_status rc = HF_OK;
@@ -1513,6 +1530,7 @@ hf_status hf_analysis_run_beside(sqlite3 *db, const hf_analysis_options *opt,
 		a.err = err;
 		a.dump = -1;
 		a.presorted = presorted;
+		a.bm = bm;
 		if (first) {
 			a.beside = beside;
 			a.beside_ctx = ctx;
@@ -1529,7 +1547,8 @@ hf_status hf_analysis_run_beside(sqlite3 *db, const hf_analysis_options *opt,
 		if (first && !a.n)
 			break;           /* no nodes at all */
 	}
-	free(others);
+	hf_bigmem_release(bm, others);
+	hf_bigmem_free(bm);
 	if (index_made)
 		hf_imposters_close(db);
 	else if (!rc && !o.no_index && sqlite3_exec(db, analysis_indexes, NULL, NULL, &msg) != SQLITE_OK) {

@@ -224,7 +224,7 @@ hf_status hf_analysis_sink_new(hf_sink **out, hf_sink *next, const char *beside,
 		return st;
 	}
 	close(fd);
-	hf_heapdb_options o = { 1, 1, 1 };
+	hf_heapdb_options o = { 1, 1, 1, 0 };
 	hf_status st = hf_heapdb_sink_open(&t->db, t->db_path, &o, err);
 	if (st) {
 		t->db = NULL;

@@ -1175,6 +1175,7 @@ static hf_status db_finish(hf_sink *s, hf_error *err)
 		hf_analysis_options ao;
 		hf_analysis_options_init(&ao);
 		ao.no_index = w->opt.no_index;
+		ao.memory_limit = w->opt.analysis_memory;
 		hf_analysis_graph g = { &w->graph_nodes, &w->graph_edges, w->graph_dump };
 		bool use_graph = w->graph && w->graph_nodes.written > 0;
 		st = hf_analysis_run_beside(w->db, &ao, NULL, use_graph ? &g : NULL,
@@ -1280,7 +1281,7 @@ hf_status hf_heapdb_sink_open(hf_sink **out, const char *path, const hf_heapdb_o
                               hf_error *err)
 {
 	*out = NULL;
-	hf_heapdb_options o = { 0, 0, 0 };
+	hf_heapdb_options o = { 0, 0, 0, 0 };
 	if (opt)
 		o = *opt;
 	struct stat sb;

@@ -162,6 +162,14 @@ static inline size_t hf_id_index_find(const hf_id_index *x, int64_t id)
 	return i < hi ? i : x->n;
 }
 
+/* A thread with its lock and condition: hf_thread_start initialises them and
+ * starts main(arg) (false, and nothing to undo, when it cannot);
+ * hf_thread_stop sets *stop under the lock, wakes the thread, waits for it
+ * to end and destroys them. */
+bool hf_thread_start(pthread_t *t, pthread_mutex_t *mu, pthread_cond_t *cv,
+                     void *(*main)(void *), void *arg);
+void hf_thread_stop(pthread_t t, pthread_mutex_t *mu, pthread_cond_t *cv, int *stop);
+
 /* ---- hf_worker: one background job at a time ------------------------------
  * The owner fills a buffer, hf_worker_wait()s for the previous job to end,
  * swaps its buffers and hf_worker_post()s: run(arg) then works on the other
@@ -249,6 +257,21 @@ static inline void hf_queue_get(const uint8_t **p, void *out, size_t n)
 /* A scratch file, "w+b", unlinked: in $TMPDIR when set, else tmpfile()'s
  * directory (tempfile.c). */
 FILE *hf_tmpfile(void);
+int hf_tmpfd(void);
+
+/* ---- hf_bigmem: large arrays in mapped temporary files (bigmem.c) ----------
+ * hf_bigmem_new(limit) watches the process's resident size and, above limit
+ * bytes, releases the mapped pages of its arrays (they stay in the file and
+ * the page cache, and come back when touched); limit 0: plain malloc.
+ * alloc/realloc/release are malloc/realloc/free for arrays of any size
+ * (realloc needs the old size); NULL when out of memory. */
+typedef struct hf_bigmem hf_bigmem;
+hf_bigmem *hf_bigmem_new(size_t limit);
+void *hf_bigmem_alloc(hf_bigmem *m, size_t bytes);
+void *hf_bigmem_realloc(hf_bigmem *m, void *p, size_t old_bytes, size_t bytes);
+void hf_bigmem_release(hf_bigmem *m, void *p);
+uint64_t hf_bigmem_released(hf_bigmem *m);
+void hf_bigmem_free(hf_bigmem *m);
 
 /* ---- presorted indexes (presorted.c) ---------------------------------------
  * Big indexes are created empty before their table is filled and filled at

@@ -55,6 +55,32 @@ int hf_make_temp_beside(const char *path, char **tmp_out)
 	return fd;
 }
 
+static int tmpfd_in(const char *dir)
+{
+	size_t n = strlen(dir) + 32;
+	char *path = malloc(n);
+	if (!path)
+		return -1;
+	snprintf(path, n, "%s/heapfmt-XXXXXX", dir);
+	int fd = mkstemp(path);
+	if (fd >= 0) {
+		unlink(path);
+		fcntl(fd, F_SETFD, FD_CLOEXEC);
+	}
+	free(path);
+	return fd;
+}
+
+/* The descriptor of a temporary file for scratch data, already unlinked,
+ * in $TMPDIR when it is set and usable, else in /tmp (as hf_tmpfile); -1
+ * when none can be made. */
+int hf_tmpfd(void)
+{
+	const char *dir = getenv("TMPDIR");
+	int fd = dir && *dir ? tmpfd_in(dir) : -1;
+	return fd >= 0 ? fd : tmpfd_in("/tmp");
+}
+
 /* A temporary file for the library's own scratch data (parked Strings,
  * sorted index keys, the analysis's distances), opened "w+b" and already
  * unlinked: in $TMPDIR when it is set, as SQLite's temporary files are

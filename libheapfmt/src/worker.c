@@ -7,9 +7,9 @@
 #define _POSIX_C_SOURCE 200809L
 #include "internal.h"
 
-/* A thread with its lock and condition (of hf_worker or hf_queue). */
-static bool thread_start(pthread_t *t, pthread_mutex_t *mu, pthread_cond_t *cv,
-                         void *(*main)(void *), void *arg)
+/* A thread with its lock and condition (internal.h). */
+bool hf_thread_start(pthread_t *t, pthread_mutex_t *mu, pthread_cond_t *cv,
+                     void *(*main)(void *), void *arg)
 {
 	if (pthread_mutex_init(mu, NULL) != 0)
 		return false;
@@ -26,7 +26,7 @@ static bool thread_start(pthread_t *t, pthread_mutex_t *mu, pthread_cond_t *cv,
 }
 
 /* Sets *stop under the lock, wakes the thread, waits for it to end. */
-static void thread_stop(pthread_t t, pthread_mutex_t *mu, pthread_cond_t *cv, int *stop)
+void hf_thread_stop(pthread_t t, pthread_mutex_t *mu, pthread_cond_t *cv, int *stop)
 {
 	pthread_mutex_lock(mu);
 	*stop = 1;
@@ -63,7 +63,7 @@ bool hf_worker_start(hf_worker *w, void (*run)(void *arg), void *arg)
 	w->run = run;
 	w->arg = arg;
 	w->busy = w->stop = 0;
-	if (!thread_start(&w->thread, &w->mu, &w->cv, worker_main, w))
+	if (!hf_thread_start(&w->thread, &w->mu, &w->cv, worker_main, w))
 		return false;
 	w->started = 1;
 	return true;
@@ -91,7 +91,7 @@ void hf_worker_stop(hf_worker *w)
 {
 	if (!w->started)
 		return;
-	thread_stop(w->thread, &w->mu, &w->cv, &w->stop);
+	hf_thread_stop(w->thread, &w->mu, &w->cv, &w->stop);
 	w->started = 0;
 }
 
@@ -144,7 +144,7 @@ static bool queue_start(hf_queue *qu)
 	if (qu->started)
 		return true;
 	qu->stop = 0;
-	if (!thread_start(&qu->thread, &qu->mu, &qu->cv, queue_main, qu))
+	if (!hf_thread_start(&qu->thread, &qu->mu, &qu->cv, queue_main, qu))
 		return false;
 	qu->started = 1;
 	return true;
@@ -237,7 +237,7 @@ void hf_queue_stop(hf_queue *qu)
 {
 	if (!qu->started)
 		return;
-	thread_stop(qu->thread, &qu->mu, &qu->cv, &qu->stop);
+	hf_thread_stop(qu->thread, &qu->mu, &qu->cv, &qu->stop);
 	qu->started = 0;
 }
 

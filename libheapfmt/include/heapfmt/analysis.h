@@ -31,7 +31,14 @@ extern "C" {
 
 typedef struct hf_analysis_options {
 	int no_index;            /* do not index node_analysis (queries will scan) */
+	/* Resident memory of the process, in bytes, above which the analysis
+	 * releases the pages of its arrays, which then live in temporary files
+	 * ($TMPDIR) and come back from the page cache (or the disk) when used:
+	 * 0 for HF_ANALYSIS_MEMORY_DEFAULT, SIZE_MAX for plain memory. */
+	size_t memory_limit;
 } hf_analysis_options;
+
+#define HF_ANALYSIS_MEMORY_DEFAULT ((size_t)512 << 20)
 
 HF_API void hf_analysis_options_init(hf_analysis_options *opt);
 

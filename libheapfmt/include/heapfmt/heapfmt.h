@@ -238,6 +238,7 @@ typedef struct hf_heapdb_options {
 	int no_index;        /* skip index creation (faster, for bulk pipelines) */
 	int analysis;        /* on finish, analyse the graph into node_analysis and
 	                      * dump_analysis (heapfmt/analysis.h; needs GC roots) */
+	size_t analysis_memory; /* the analysis's memory_limit (heapfmt/analysis.h) */
 } hf_heapdb_options;
 /* SQLite database at path, built under a temporary name, renamed on finish. */
 HF_API hf_status hf_heapdb_sink_open(hf_sink **out, const char *path,

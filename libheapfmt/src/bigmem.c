@@ -1,0 +1,320 @@
+/*
+ * hf_bigmem: large arrays kept in temporary files, mapped, so that the
+ * process's resident memory stays under a limit however large they grow.
+ *
+ * Each array of at least HF_BIGMEM_MIN bytes is an unlinked temporary file
+ * of its own, its blocks reserved up front (posix_fallocate: a full disk
+ * is an allocation failure, never a SIGBUS on first write), mapped shared.
+ * A watching thread reads the process's resident size (/proc/self/statm)
+ * every few milliseconds; above the limit it releases the mapped pages of
+ * the arrays (madvise MADV_DONTNEED), a window at a time in turn, until the
+ * process is under the limit again.  Released pages stay in the kernel's
+ * page cache while memory is free, and come back on the next access with a
+ * minor fault; when memory is short the kernel writes them to the file and
+ * reads them back: the arrays are out of core only as far as the machine
+ * needs.  Nothing is lost by releasing a page of a shared file mapping.
+ *
+ * Smaller arrays, and every array when no temporary file can be made or
+ * reserved, come from malloc; the caller does not tell them apart.
+ */
+#define _GNU_SOURCE
+#include "internal.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#define HF_BIGMEM_MIN ((size_t)1 << 20)
+#define WINDOW ((size_t)8 << 20)      /* released in windows of this size */
+#define WATCH_NS 2000000L             /* how often the resident size is read */
+
+typedef struct bigmap {
+	void *p;
+	size_t bytes;            /* mapped (a whole number of pages) */
+	int fd;
+} bigmap;
+
+struct hf_bigmem {
+	size_t limit;            /* resident bytes; 0: nothing is watched */
+	size_t page;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	pthread_t thread;
+	int started, stop;
+	bigmap *maps;
+	size_t nmaps, cap;
+	size_t hand, hand_off;   /* where the next release starts */
+	uint64_t released;       /* bytes given to madvise, for the tests */
+	int statm;               /* /proc/self/statm, or -1 */
+};
+
+/* Resident bytes of the process, or 0 when unknown. */
+static size_t resident(hf_bigmem *m)
+{
+	char buf[128];
+	if (m->statm < 0)
+		return 0;
+	ssize_t got = pread(m->statm, buf, sizeof buf - 1, 0);
+	if (got <= 0)
+		return 0;
+	buf[got] = 0;
+	char *p = buf;
+	strtoull(p, &p, 10);     /* size */
+	unsigned long long pages = strtoull(p, NULL, 10);
+	return (size_t)pages * m->page;
+}
+
+/* Releases the next window of the arrays, in turn; returns its size (0:
+ * no arrays).  Called with the lock held. */
+static size_t release_window(hf_bigmem *m)
+{
+	while (m->nmaps) {
+		if (m->hand >= m->nmaps) {
+			m->hand = 0;
+			m->hand_off = 0;
+		}
+		bigmap *b = &m->maps[m->hand];
+		if (m->hand_off >= b->bytes) {
+			m->hand++;
+			m->hand_off = 0;
+			continue;
+		}
+		size_t len = b->bytes - m->hand_off < WINDOW ? b->bytes - m->hand_off : WINDOW;
+		madvise((char *)b->p + m->hand_off, len, MADV_DONTNEED);
+		m->hand_off += len;
+		m->released += len;
+		return len;
+	}
+	return 0;
+}
+
+/* Above the limit, releases windows until the process is an eighth under
+ * it (so that the next round is not due at once), or every array was
+ * released once.  Called with the lock held. */
+static void enforce(hf_bigmem *m)
+{
+	size_t rss = resident(m);
+	if (rss <= m->limit)
+		return;
+	size_t total = 0, swept = 0, target = m->limit - m->limit / 8;
+	for (size_t i = 0; i < m->nmaps; i++)
+		total += m->maps[i].bytes;
+	while (rss > target && swept < total) {
+		size_t len = release_window(m);
+		if (!len)
+			break;
+		swept += len;
+		rss = resident(m);
+	}
+}
+
+static void *watch(void *arg)
+{
+	hf_bigmem *m = arg;
+	pthread_mutex_lock(&m->mu);
+	while (!m->stop) {
+		struct timespec t;
+		clock_gettime(CLOCK_REALTIME, &t);
+		t.tv_nsec += WATCH_NS;
+		if (t.tv_nsec >= 1000000000L) {
+			t.tv_sec++;
+			t.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&m->cv, &m->mu, &t);
+		if (m->stop)
+			break;
+		if (m->nmaps)
+			enforce(m);
+	}
+	pthread_mutex_unlock(&m->mu);
+	return NULL;
+}
+
+hf_bigmem *hf_bigmem_new(size_t limit)
+{
+	hf_bigmem *m = calloc(1, sizeof *m);
+	if (!m)
+		return NULL;
+	long page = sysconf(_SC_PAGESIZE);
+	m->page = page > 0 ? (size_t)page : 4096;
+	m->statm = -1;
+	m->limit = limit;
+	if (!limit)
+		return m;
+	m->statm = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+	if (m->statm < 0) {
+		m->limit = 0;            /* nothing to watch with: malloc */
+		return m;
+	}
+	if (!hf_thread_start(&m->thread, &m->mu, &m->cv, watch, m)) {
+		close(m->statm);         /* no thread to watch with: malloc */
+		m->statm = -1;
+		m->limit = 0;
+		return m;
+	}
+	m->started = 1;
+	return m;
+}
+
+static bigmap *find(hf_bigmem *m, const void *p)
+{
+	for (size_t i = 0; i < m->nmaps; i++)
+		if (m->maps[i].p == p)
+			return &m->maps[i];
+	return NULL;
+}
+
+/* A mapping of a new temporary file of `bytes` (rounded up to pages); NULL
+ * when none can be made. */
+static void *map_new(size_t bytes, int *fd_out)
+{
+	int fd = hf_tmpfd();
+	if (fd < 0)
+		return NULL;
+	if (posix_fallocate(fd, 0, (off_t)bytes) != 0) {
+		close(fd);
+		return NULL;
+	}
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED) {
+		close(fd);
+		return NULL;
+	}
+	*fd_out = fd;
+	return p;
+}
+
+static size_t round_page(hf_bigmem *m, size_t bytes)
+{
+	if (bytes > SIZE_MAX - m->page)
+		return 0;
+	return (bytes + m->page - 1) / m->page * m->page;
+}
+
+/* Adds a mapping to the list (under the lock); false when out of memory. */
+static bool add_map(hf_bigmem *m, void *p, size_t bytes, int fd)
+{
+	if (m->nmaps == m->cap) {
+		size_t nc = m->cap ? m->cap * 2 : 16;
+		bigmap *nm = realloc(m->maps, nc * sizeof *nm);
+		if (!nm)
+			return false;
+		m->maps = nm;
+		m->cap = nc;
+	}
+	m->maps[m->nmaps++] = (bigmap){ p, bytes, fd };
+	return true;
+}
+
+static void lock(hf_bigmem *m)
+{
+	if (m->started)
+		pthread_mutex_lock(&m->mu);
+}
+
+static void unlock(hf_bigmem *m)
+{
+	if (m->started)
+		pthread_mutex_unlock(&m->mu);
+}
+
+void *hf_bigmem_alloc(hf_bigmem *m, size_t bytes)
+{
+	size_t len = round_page(m, bytes);
+	if (!m->limit || bytes < HF_BIGMEM_MIN || !len)
+		return malloc(bytes ? bytes : 1);
+	int fd;
+	void *p = map_new(len, &fd);
+	if (!p)
+		return malloc(bytes);
+	lock(m);
+	bool ok = add_map(m, p, len, fd);
+	unlock(m);
+	if (!ok) {
+		munmap(p, len);
+		close(fd);
+		return NULL;
+	}
+	return p;
+}
+
+void *hf_bigmem_realloc(hf_bigmem *m, void *p, size_t old_bytes, size_t bytes)
+{
+	if (!p)
+		return hf_bigmem_alloc(m, bytes);
+	lock(m);
+	bigmap *b = m->limit ? find(m, p) : NULL;
+	if (b) {
+		/* The file keeps the contents: grow or shrink it, map it again. */
+		size_t len = round_page(m, bytes ? bytes : 1);
+		void *np = MAP_FAILED;
+		if (len && (len <= b->bytes || posix_fallocate(b->fd, 0, (off_t)len) == 0)) {
+			np = mremap(b->p, b->bytes, len, MREMAP_MAYMOVE);
+			if (np != MAP_FAILED) {
+				if (len < b->bytes && ftruncate(b->fd, (off_t)len) != 0) {
+					/* the file keeps its tail: harmless */
+				}
+				b->p = np;
+				b->bytes = len;
+			}
+		}
+		unlock(m);
+		return np == MAP_FAILED ? NULL : np;
+	}
+	unlock(m);
+	if (m->limit && bytes >= HF_BIGMEM_MIN) {
+		void *np = hf_bigmem_alloc(m, bytes);
+		if (!np)
+			return NULL;
+		memcpy(np, p, old_bytes < bytes ? old_bytes : bytes);
+		free(p);
+		return np;
+	}
+	return realloc(p, bytes ? bytes : 1);
+}
+
+void hf_bigmem_release(hf_bigmem *m, void *p)
+{
+	if (!p)
+		return;
+	lock(m);
+	bigmap *b = m->limit ? find(m, p) : NULL;
+	if (b) {
+		munmap(b->p, b->bytes);
+		close(b->fd);
+		size_t i = (size_t)(b - m->maps);
+		m->maps[i] = m->maps[--m->nmaps];
+		if (m->hand == i || m->hand > m->nmaps) {
+			m->hand = 0;
+			m->hand_off = 0;
+		}
+	}
+	unlock(m);
+	if (!b)
+		free(p);
+}
+
+uint64_t hf_bigmem_released(hf_bigmem *m)
+{
+	lock(m);
+	uint64_t r = m->released;
+	unlock(m);
+	return r;
+}
+
+void hf_bigmem_free(hf_bigmem *m)
+{
+	if (!m)
+		return;
+	if (m->started)
+		hf_thread_stop(m->thread, &m->mu, &m->cv, &m->stop);
+	for (size_t i = 0; i < m->nmaps; i++) {
+		munmap(m->maps[i].p, m->maps[i].bytes);
+		close(m->maps[i].fd);
+	}
+	free(m->maps);
+	if (m->statm >= 0)
+		close(m->statm);
+	free(m);
+}
