@@ -992,6 +992,104 @@ static void test_tmpfile(void)
 	rmdir(dir);
 }
 
+/* NDJSON of n nodes into fp, closed; 0 on failure. */
+static int ndjson_nodes(FILE *fp, uint32_t n)
+{
+	hf_sink *sink = NULL;
+	hf_error err;
+	if (hf_ndjson_sink_new(&sink, fp, &err) != HF_OK)
+		return 0;
+	static const hf_field f[] = { { "name", HF_FIELD_TEXT, NULL, 0 } };
+	hf_type t = { HF_TYPE_NODE, 1, "obj", NULL, f, 1, NULL, NULL };
+	hf_status st = hf_sink_declare(sink, &t, &err);
+	char text[32];
+	for (uint32_t i = 0; i < n && !st; i++) {
+		snprintf(text, sizeof text, "object number %u", i * 7919u);
+		hf_value v[1] = { { .s = text, .n = strlen(text), .present = 1 } };
+		hf_node nd = { &t, 0x10000 + 8 * (uint64_t)i, 0, 0x20, 16 + i % 40, 0, v };
+		st = hf_sink_node(sink, &nd, &err);
+	}
+	if (!st)
+		st = hf_sink_finish(sink, &err);
+	hf_sink_destroy(sink, !st);
+	return !st && fflush(fp) == 0;
+}
+
+/* hf_writebehind: the bytes written behind are the bytes written, from
+ * where the descriptor stood, and the NDJSON writer's output is the same
+ * with it as without. */
+static void test_writebehind(void)
+{
+	FILE *f = tmpfile();
+	CHECK(f != NULL, "writebehind: tmpfile");
+	if (!f)
+		return;
+	int fd = fileno(f);
+	size_t bs = (size_t)256 << 10, nb = 160;   /* 40 MiB */
+	uint8_t *buf = malloc(bs);
+	CHECK(write(fd, "head", 4) == 4, "writebehind: a head before");
+	hf_writebehind_test_start = 1;
+	hf_writebehind wb;
+	hf_writebehind_init(&wb, fd);
+	hf_writebehind_test_start = 0;
+	CHECK(wb.fd == fd && wb.pos == 4, "writebehind: on, from offset 4");
+	int ok = 1;
+	for (size_t k = 0; k < nb && ok; k++) {
+		for (size_t i = 0; i < bs; i++)
+			buf[i] = (uint8_t)(k * 31 + i * 7);
+		ok = write(fd, buf, bs) == (ssize_t)bs;
+		hf_writebehind_wrote(&wb, bs);
+	}
+	CHECK(ok, "writebehind: writes");
+	CHECK(wb.written_behind >= (uint64_t)32 << 20, "writebehind: %llu bytes written behind",
+	      (unsigned long long)wb.written_behind);
+	size_t bad = 0;
+	for (size_t k = 0; k < nb && !bad; k++) {
+		if (pread(fd, buf, bs, 4 + (off_t)(k * bs)) != (ssize_t)bs) {
+			bad++;
+			break;
+		}
+		for (size_t i = 0; i < bs; i++)
+			bad += buf[i] != (uint8_t)(k * 31 + i * 7);
+	}
+	CHECK_EQ_U(bad, 0, "writebehind: read back");
+	fclose(f);
+	free(buf);
+	int p[2];
+	if (pipe(p) == 0) {
+		hf_writebehind_init(&wb, p[1]);
+		CHECK(wb.fd == -1, "writebehind: off on a pipe");
+		close(p[0]);
+		close(p[1]);
+	}
+	/* 400,000 nodes, about 30 MB of NDJSON, written behind from the start
+	 * and not at all. */
+	FILE *a = tmpfile(), *b = tmpfile();
+	CHECK(a && b, "writebehind: tmpfiles");
+	if (!a || !b) {
+		if (a)
+			fclose(a);
+		if (b)
+			fclose(b);
+		return;
+	}
+	hf_writebehind_test_start = 1;
+	CHECK(ndjson_nodes(a, 400000), "writebehind: NDJSON written behind");
+	hf_writebehind_test_start = 0;
+	CHECK(ndjson_nodes(b, 400000), "writebehind: NDJSON written plainly");
+	long la = ftell(a), lb = ftell(b);
+	CHECK(la > (30l << 20) - (4l << 20) && la == lb, "writebehind: NDJSON of %ld and %ld bytes", la, lb);
+	rewind(a);
+	rewind(b);
+	char x[65536], y[65536];
+	size_t got, same = 1;
+	while (same && (got = fread(x, 1, sizeof x, a)) > 0)
+		same = fread(y, 1, sizeof y, b) == got && !memcmp(x, y, got);
+	CHECK(same, "writebehind: the same NDJSON, byte for byte");
+	fclose(a);
+	fclose(b);
+}
+
 /* hf_bigmem: arrays in mapped temporary files keep their contents through
  * the watcher's releases, growing, shrinking and moving from malloc. */
 static void test_bigmem(void)
@@ -1079,5 +1177,6 @@ int main(void)
 	test_imposter();
 	test_tmpfile();
 	test_bigmem();
+	test_writebehind();
 	return t_done("test_unit");
 }

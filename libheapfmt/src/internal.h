@@ -259,6 +259,24 @@ static inline void hf_queue_get(const uint8_t **p, void *out, size_t n)
 FILE *hf_tmpfile(void);
 int hf_tmpfd(void);
 
+/* ---- hf_writebehind: a large output file written behind (writebehind.c) ---
+ * hf_writebehind_init(wb, fd) on the descriptor an output is written to
+ * (anything but a regular file, or another system than Linux: nothing
+ * happens); hf_writebehind_wrote(wb, n) after each write of n bytes. */
+#define HF_WB_DEPTH 4
+typedef struct hf_writebehind {
+	int fd;                  /* -1: off */
+	uint64_t pos, flushed, start;
+	uint64_t from[HF_WB_DEPTH], len[HF_WB_DEPTH];   /* the chunks in flight */
+	unsigned head, count;
+	uint64_t written_behind; /* bytes handed to the disk early, for the tests */
+} hf_writebehind;
+void hf_writebehind_init(hf_writebehind *wb, int fd);
+void hf_writebehind_wrote(hf_writebehind *wb, size_t n);
+/* For the tests: where the outputs begin to be written behind, in bytes
+ * from where they start (0: the kernel's background limit). */
+extern uint64_t hf_writebehind_test_start;
+
 /* ---- hf_bigmem: large arrays in mapped temporary files (bigmem.c) ----------
  * hf_bigmem_new(limit) watches the process's resident size and, above limit
  * bytes, releases the mapped pages of its arrays (they stay in the file and

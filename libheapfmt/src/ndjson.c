@@ -66,6 +66,7 @@ typedef struct ndjson {
 	int owns_fp;
 	char *path, *tmp;    /* atomic output: tmp renamed to path on finish */
 	hf_queue queue;      /* records for the formatting thread */
+	hf_writebehind wb;   /* written by whichever thread writes */
 	nd_out *out;         /* the formatting thread's, or the caller's when it is idle */
 	nd_type *types;
 	size_t ntypes, types_cap;
@@ -144,6 +145,8 @@ static hf_status write_error(ndjson *w, int e, hf_error *err)
 static hf_status write_line(ndjson *w, nd_out *o, hf_error *err)
 {
 	int e = write_all(w->fd, o->line.data, o->line.len);
+	if (!e)
+		hf_writebehind_wrote(&w->wb, o->line.len);
 	o->line.len = 0;
 	return e ? write_error(w, e, err) : HF_OK;
 }
@@ -764,6 +767,7 @@ hf_status hf_ndjson_sink_new(hf_sink **out, FILE *fp, hf_error *err)
 	 * writer owns the descriptor. */
 	fflush(fp);
 	w->fd = fileno(fp);
+	hf_writebehind_init(&w->wb, w->fd);
 	hf_queue_init(&w->queue, QUEUE_BLOCK, run_block, w);
 	w->out = aligned_alloc(64, ND_OUT_SIZE);
 	if (w->out)
