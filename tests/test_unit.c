@@ -14,6 +14,8 @@
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <time.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -1142,6 +1144,32 @@ static void test_bigmem(void)
 	hf_bigmem_release(m, small);
 	hf_bigmem_release(m, a);
 	CHECK(hf_bigmem_alloc(m, (size_t)4 << 20) != NULL, "bigmem: left to hf_bigmem_free");
+	/* No room for a file to grow (a file size limit here, a full disk
+	 * elsewhere): the array moves into memory with its contents. */
+	struct rlimit old_fsize, small_fsize = { (rlim_t)8 << 20, (rlim_t)8 << 20 };
+	void (*old_xfsz)(int) = signal(SIGXFSZ, SIG_IGN);
+	if (getrlimit(RLIMIT_FSIZE, &old_fsize) == 0 && old_fsize.rlim_max >= small_fsize.rlim_max) {
+		small_fsize.rlim_max = old_fsize.rlim_max;
+		setrlimit(RLIMIT_FSIZE, &small_fsize);
+		uint32_t *c = hf_bigmem_alloc(m, (size_t)4 << 20);
+		CHECK(c != NULL, "bigmem: alloc under a file size limit");
+		if (c) {
+			for (size_t i = 0; i < (1u << 20); i++)
+				c[i] = (uint32_t)i ^ 0x5a5a5a5au;
+			c = hf_bigmem_realloc(m, c, (size_t)4 << 20, (size_t)16 << 20);
+			CHECK(c != NULL, "bigmem: grown past the file size limit");
+			if (c) {
+				bad = 0;
+				for (size_t i = 0; i < (1u << 20); i++)
+					bad += c[i] != ((uint32_t)i ^ 0x5a5a5a5au);
+				c[(4u << 20) - 1] = 1;
+				CHECK_EQ_U(bad, 0, "bigmem: moved into memory, the contents kept");
+			}
+			hf_bigmem_release(m, c);
+		}
+		setrlimit(RLIMIT_FSIZE, &old_fsize);
+	}
+	signal(SIGXFSZ, old_xfsz);
 	hf_bigmem_free(m);
 
 	m = hf_bigmem_new(0);                /* no limit: malloc */

@@ -15,7 +15,8 @@
  * needs.  Nothing is lost by releasing a page of a shared file mapping.
  *
  * Smaller arrays, and every array when no temporary file can be made or
- * reserved, come from malloc; the caller does not tell them apart.
+ * reserved, come from malloc, and an array whose file cannot grow moves
+ * into memory; the caller does not tell them apart.
  */
 #define _GNU_SOURCE
 #include "internal.h"
@@ -260,7 +261,15 @@ void *hf_bigmem_realloc(hf_bigmem *m, void *p, size_t old_bytes, size_t bytes)
 			}
 		}
 		unlock(m);
-		return np == MAP_FAILED ? NULL : np;
+		if (np != MAP_FAILED)
+			return np;
+		/* No room left for the file (or no mapping): into memory. */
+		np = malloc(bytes ? bytes : 1);
+		if (!np)
+			return NULL;
+		memcpy(np, p, old_bytes < bytes ? old_bytes : bytes);
+		hf_bigmem_release(m, p);
+		return np;
 	}
 	unlock(m);
 	if (m->limit && bytes >= HF_BIGMEM_MIN) {
