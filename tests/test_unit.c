@@ -1100,23 +1100,42 @@ static void test_bigmem(void)
 	CHECK(m != NULL, "bigmem");
 	if (!m)
 		return;
-	size_t n = (size_t)3 << 20;
+	size_t n = (size_t)6 << 20;          /* 24 MiB: more than the back-off's 16 */
 	uint32_t *a = hf_bigmem_alloc(m, n * sizeof *a);
 	uint8_t *small = hf_bigmem_alloc(m, 1000);
 	CHECK(a && small, "bigmem: alloc");
 	if (!a || !small)
 		return;
-	for (size_t i = 0; i < n; i++)
-		a[i] = (uint32_t)i * 2654435761u;
 	memset(small, 7, 1000);
-	for (int w = 0; w < 5000 && hf_bigmem_released(m) < 2 * n * sizeof *a; w++)
+	/* Written over and over while the watcher releases beside. */
+	for (uint32_t round = 0; round < 4; round++)
+		for (size_t i = 0; i < n; i++)
+			a[i] = ((uint32_t)i + round) * 2654435761u;
+	for (int w = 0; w < 5000 && hf_bigmem_released(m, NULL) < n * sizeof *a; w++)
 		nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
-	CHECK(hf_bigmem_released(m) >= 2 * n * sizeof *a, "bigmem: released twice over (%llu bytes)",
-	      (unsigned long long)hf_bigmem_released(m));
+	uint64_t sweeps, released = hf_bigmem_released(m, &sweeps);
+	CHECK(released >= n * sizeof *a, "bigmem: released (%llu bytes)", (unsigned long long)released);
 	size_t bad = 0;
 	for (size_t i = 0; i < n; i++)
-		bad += a[i] != (uint32_t)i * 2654435761u;
+		bad += a[i] != ((uint32_t)i + 3) * 2654435761u;
 	CHECK_EQ_U(bad, 0, "bigmem: the contents after the releases");
+	/* Above a limit of a byte no sweep reaches the target: the watcher
+	 * backs off until the arrays' pages grow again (the reads above brought
+	 * 24 MiB back: at most one more sweep), not 500 sweeps a second. */
+	nanosleep(&(struct timespec){ 0, 50000000 }, NULL);
+	uint64_t sweeps2, released2 = hf_bigmem_released(m, &sweeps2);
+	nanosleep(&(struct timespec){ 0, 100000000 }, NULL);
+	uint64_t sweeps3, released3 = hf_bigmem_released(m, &sweeps3);
+	CHECK(sweeps >= 1 && sweeps3 == sweeps2 && released3 == released2,
+	      "bigmem: backs off (sweeps %llu, %llu, %llu)", (unsigned long long)sweeps,
+	      (unsigned long long)sweeps2, (unsigned long long)sweeps3);
+	for (size_t i = 0; i < n; i++)       /* the pages come back: it sweeps again */
+		a[i] = ((uint32_t)i + 3) * 2654435761u;
+	for (int w = 0; w < 5000 && hf_bigmem_released(m, NULL) == released3; w++)
+		nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+	CHECK(hf_bigmem_released(m, NULL) > released3, "bigmem: sweeps again once the pages grew");
+	for (size_t i = 0; i < n; i++)
+		a[i] = (uint32_t)i * 2654435761u;
 	a = hf_bigmem_realloc(m, a, n * sizeof *a, 2 * n * sizeof *a);
 	CHECK(a != NULL, "bigmem: grow");
 	if (!a)
@@ -1184,7 +1203,7 @@ static void test_bigmem(void)
 		CHECK(p && p[(4 << 20) - 1] == 1, "bigmem without a limit: realloc");
 		hf_bigmem_release(m, p);
 	}
-	CHECK_EQ_U(hf_bigmem_released(m), 0, "bigmem without a limit: nothing released");
+	CHECK_EQ_U(hf_bigmem_released(m, NULL), 0, "bigmem without a limit: nothing released");
 	hf_bigmem_free(m);
 }
 

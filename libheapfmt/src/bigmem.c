@@ -1,34 +1,48 @@
 /*
  * hf_bigmem: large arrays kept in temporary files, mapped, so that the
- * process's resident memory stays under a limit however large they grow.
+ * process's resident memory stays near a limit however large they grow.
  *
  * Each array of at least HF_BIGMEM_MIN bytes is an unlinked temporary file
- * of its own, its blocks reserved up front (posix_fallocate: a full disk
- * is an allocation failure, never a SIGBUS on first write), mapped shared.
+ * of its own on a disk ($TMPDIR, else /var/tmp, else /tmp, the first that
+ * is not tmpfs or ramfs: there a file is memory), its blocks reserved up
+ * front (fallocate: a file system that cannot reserve them, or a full disk,
+ * gives a malloc'd array, never a SIGBUS on a later write), mapped shared.
  * A watching thread reads the process's resident size (/proc/self/statm)
- * every few milliseconds; above the limit it releases the mapped pages of
- * the arrays (madvise MADV_DONTNEED), a window at a time in turn, until the
- * process is under the limit again.  Released pages stay in the kernel's
- * page cache while memory is free, and come back on the next access with a
- * minor fault; when memory is short the kernel writes them to the file and
- * reads them back: the arrays are out of core only as far as the machine
- * needs.  Nothing is lost by releasing a page of a shared file mapping.
+ * every 2 ms and, above the limit, releases the mapped pages of the arrays
+ * (madvise MADV_DONTNEED), a window at a time in turn, until the process is
+ * an eighth under the limit.  Released pages stay in the kernel's page cache
+ * while memory is free, and come back on the next access with a minor
+ * fault; when memory is short the kernel writes them to the file and reads
+ * them back: the arrays are out of core only as far as the machine needs.
+ * Nothing is lost by releasing a page of a shared file mapping.  The kernel
+ * also writes the files' dirty pages to the disk in the background (after
+ * 30 s, as for any file), whether or not anything was released.
+ *
+ * When a sweep over every array leaves the process above the target (the
+ * memory is elsewhere: SQLite's cache, the caller's), the watcher waits for
+ * the arrays' own resident pages to grow by BACKOFF before it sweeps again,
+ * rather than releasing them 500 times a second for nothing.
  *
  * Smaller arrays, and every array when no temporary file can be made or
  * reserved, come from malloc, and an array whose file cannot grow moves
- * into memory; the caller does not tell them apart.
+ * into memory; the caller does not tell them apart.  Other systems than
+ * Linux: malloc for everything.
  */
 #define _GNU_SOURCE
 #include "internal.h"
 #include <errno.h>
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/mman.h>
+#include <sys/vfs.h>
+#endif
 
 #define HF_BIGMEM_MIN ((size_t)1 << 20)
 #define WINDOW ((size_t)8 << 20)      /* released in windows of this size */
 #define WATCH_NS 2000000L             /* how often the resident size is read */
+#define BACKOFF ((size_t)16 << 20)    /* growth of the arrays' pages that ends a back-off */
 
 typedef struct bigmap {
 	void *p;
@@ -47,13 +61,20 @@ struct hf_bigmem {
 	size_t nmaps, cap;
 	size_t hand, hand_off;   /* where the next release starts */
 	uint64_t released;       /* bytes given to madvise, for the tests */
+	uint64_t sweeps;         /* sweeps that could not reach the target, for the tests */
 	int statm;               /* /proc/self/statm, or -1 */
+	bool backing_off;        /* until shared pages pass floor + BACKOFF */
+	size_t floor;
 };
 
-/* Resident bytes of the process, or 0 when unknown. */
-static size_t resident(hf_bigmem *m)
+#ifdef __linux__
+
+/* Resident bytes of the process, or 0 when unknown; *shared: of which
+ * shared (file pages mapped, the arrays' among them). */
+static size_t resident(hf_bigmem *m, size_t *shared)
 {
 	char buf[128];
+	*shared = 0;
 	if (m->statm < 0)
 		return 0;
 	ssize_t got = pread(m->statm, buf, sizeof buf - 1, 0);
@@ -62,7 +83,8 @@ static size_t resident(hf_bigmem *m)
 	buf[got] = 0;
 	char *p = buf;
 	strtoull(p, &p, 10);     /* size */
-	unsigned long long pages = strtoull(p, NULL, 10);
+	unsigned long long pages = strtoull(p, &p, 10), sh = strtoull(p, NULL, 10);
+	*shared = (size_t)sh * m->page;
 	return (size_t)pages * m->page;
 }
 
@@ -92,11 +114,15 @@ static size_t release_window(hf_bigmem *m)
 
 /* Above the limit, releases windows until the process is an eighth under
  * it (so that the next round is not due at once), or every array was
- * released once.  Called with the lock held. */
+ * released once; then backs off (above).  Called with the lock held. */
 static void enforce(hf_bigmem *m)
 {
-	size_t rss = resident(m);
-	if (rss <= m->limit)
+	size_t shared, rss = resident(m, &shared);
+	if (rss <= m->limit) {
+		m->backing_off = false;
+		return;
+	}
+	if (m->backing_off && shared < m->floor + BACKOFF)
 		return;
 	size_t total = 0, swept = 0, target = m->limit - m->limit / 8;
 	for (size_t i = 0; i < m->nmaps; i++)
@@ -106,29 +132,29 @@ static void enforce(hf_bigmem *m)
 		if (!len)
 			break;
 		swept += len;
-		rss = resident(m);
+		rss = resident(m, &shared);
 	}
+	m->backing_off = rss > target;
+	m->floor = shared;
+	m->sweeps += m->backing_off;
 }
 
+/* Every WATCH_NS (a relative sleep: a change of the clock does not stop
+ * it), until told to stop. */
 static void *watch(void *arg)
 {
 	hf_bigmem *m = arg;
-	pthread_mutex_lock(&m->mu);
-	while (!m->stop) {
-		struct timespec t;
-		clock_gettime(CLOCK_REALTIME, &t);
-		t.tv_nsec += WATCH_NS;
-		if (t.tv_nsec >= 1000000000L) {
-			t.tv_sec++;
-			t.tv_nsec -= 1000000000L;
-		}
-		pthread_cond_timedwait(&m->cv, &m->mu, &t);
-		if (m->stop)
+	for (;;) {
+		pthread_mutex_lock(&m->mu);
+		if (m->stop) {
+			pthread_mutex_unlock(&m->mu);
 			break;
+		}
 		if (m->nmaps)
 			enforce(m);
+		pthread_mutex_unlock(&m->mu);
+		nanosleep(&(struct timespec){ 0, WATCH_NS }, NULL);
 	}
-	pthread_mutex_unlock(&m->mu);
 	return NULL;
 }
 
@@ -166,14 +192,34 @@ static bigmap *find(hf_bigmem *m, const void *p)
 	return NULL;
 }
 
+/* A temporary file on a disk (not tmpfs or ramfs); -1 when none. */
+static int disk_tmpfd(void)
+{
+	const char *env = getenv("TMPDIR");
+	const char *dirs[] = { env && *env ? env : NULL, "/var/tmp", "/tmp" };
+	for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++) {
+		if (!dirs[i])
+			continue;
+		int fd = hf_tmpfd_in(dirs[i]);
+		struct statfs sf;
+		if (fd < 0)
+			continue;
+		if (fstatfs(fd, &sf) == 0 && sf.f_type != 0x01021994 /* TMPFS_MAGIC */ &&
+		    sf.f_type != (__typeof__(sf.f_type))0x858458f6 /* RAMFS_MAGIC */)
+			return fd;
+		close(fd);
+	}
+	return -1;
+}
+
 /* A mapping of a new temporary file of `bytes` (rounded up to pages); NULL
  * when none can be made. */
 static void *map_new(size_t bytes, int *fd_out)
 {
-	int fd = hf_tmpfd();
+	int fd = disk_tmpfd();
 	if (fd < 0)
 		return NULL;
-	if (posix_fallocate(fd, 0, (off_t)bytes) != 0) {
+	if (fallocate(fd, 0, 0, (off_t)bytes) != 0) {
 		close(fd);
 		return NULL;
 	}
@@ -250,7 +296,7 @@ void *hf_bigmem_realloc(hf_bigmem *m, void *p, size_t old_bytes, size_t bytes)
 		/* The file keeps the contents: grow or shrink it, map it again. */
 		size_t len = round_page(m, bytes ? bytes : 1);
 		void *np = MAP_FAILED;
-		if (len && (len <= b->bytes || posix_fallocate(b->fd, 0, (off_t)len) == 0)) {
+		if (len && (len <= b->bytes || fallocate(b->fd, 0, 0, (off_t)len) == 0)) {
 			np = mremap(b->p, b->bytes, len, MREMAP_MAYMOVE);
 			if (np != MAP_FAILED) {
 				if (len < b->bytes && ftruncate(b->fd, (off_t)len) != 0) {
@@ -304,10 +350,12 @@ void hf_bigmem_release(hf_bigmem *m, void *p)
 		free(p);
 }
 
-uint64_t hf_bigmem_released(hf_bigmem *m)
+uint64_t hf_bigmem_released(hf_bigmem *m, uint64_t *sweeps)
 {
 	lock(m);
 	uint64_t r = m->released;
+	if (sweeps)
+		*sweeps = m->sweeps;
 	unlock(m);
 	return r;
 }
@@ -327,3 +375,44 @@ void hf_bigmem_free(hf_bigmem *m)
 		close(m->statm);
 	free(m);
 }
+
+#else /* not Linux: malloc */
+
+hf_bigmem *hf_bigmem_new(size_t limit)
+{
+	(void)limit;
+	return calloc(1, sizeof(hf_bigmem));
+}
+
+void *hf_bigmem_alloc(hf_bigmem *m, size_t bytes)
+{
+	(void)m;
+	return malloc(bytes ? bytes : 1);
+}
+
+void *hf_bigmem_realloc(hf_bigmem *m, void *p, size_t old_bytes, size_t bytes)
+{
+	(void)m;
+	(void)old_bytes;
+	return realloc(p, bytes ? bytes : 1);
+}
+
+void hf_bigmem_release(hf_bigmem *m, void *p)
+{
+	(void)m;
+	free(p);
+}
+
+uint64_t hf_bigmem_released(hf_bigmem *m, uint64_t *sweeps)
+{
+	(void)m;
+	if (sweeps)
+		*sweeps = 0;
+	return 0;
+}
+
+void hf_bigmem_free(hf_bigmem *m)
+{
+	free(m);
+}
+#endif

@@ -257,7 +257,7 @@ static inline void hf_queue_get(const uint8_t **p, void *out, size_t n)
 /* A scratch file, "w+b", unlinked: in $TMPDIR when set, else tmpfile()'s
  * directory (tempfile.c). */
 FILE *hf_tmpfile(void);
-int hf_tmpfd(void);
+int hf_tmpfd_in(const char *dir);
 
 /* ---- hf_writebehind: a large output file written behind (writebehind.c) ---
  * hf_writebehind_init(wb, fd) on the descriptor an output is written to
@@ -270,6 +270,7 @@ typedef struct hf_writebehind {
 	uint64_t from[HF_WB_DEPTH], len[HF_WB_DEPTH];   /* the chunks in flight */
 	unsigned head, count;
 	uint64_t written_behind; /* bytes handed to the disk early, for the tests */
+	int error;               /* an errno of the disk's the waits saw, or 0 */
 } hf_writebehind;
 void hf_writebehind_init(hf_writebehind *wb, int fd);
 void hf_writebehind_wrote(hf_writebehind *wb, size_t n);
@@ -288,7 +289,9 @@ hf_bigmem *hf_bigmem_new(size_t limit);
 void *hf_bigmem_alloc(hf_bigmem *m, size_t bytes);
 void *hf_bigmem_realloc(hf_bigmem *m, void *p, size_t old_bytes, size_t bytes);
 void hf_bigmem_release(hf_bigmem *m, void *p);
-uint64_t hf_bigmem_released(hf_bigmem *m);
+/* Bytes released so far; *sweeps (when not NULL): sweeps that left the
+ * process above the limit all the same (then it backs off). */
+uint64_t hf_bigmem_released(hf_bigmem *m, uint64_t *sweeps);
 void hf_bigmem_free(hf_bigmem *m);
 
 /* ---- presorted indexes (presorted.c) ---------------------------------------

@@ -705,6 +705,8 @@ static hf_status nd_finish(hf_sink *s, hf_error *err)
 	hf_status st = hf_queue_drain(&w->queue, err);
 	if (!st)
 		st = write_line(w, w->out, err);
+	if (!st && w->wb.error)
+		st = write_error(w, w->wb.error, err);
 	if (st)
 		return st;
 	if (w->owns_fp == 2) {

@@ -3,7 +3,7 @@
  * half-written file at the output path.  The temporary file is created with
  * mode 0666 less the umask, as the output itself would be (mkstemp's 0600
  * would make every converted file private to its owner). */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE   /* mkostemp */
 #include "internal.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -55,30 +55,27 @@ int hf_make_temp_beside(const char *path, char **tmp_out)
 	return fd;
 }
 
-static int tmpfd_in(const char *dir)
+/* An unlinked temporary file in dir, closed on exec; -1 when none. */
+int hf_tmpfd_in(const char *dir)
 {
 	size_t n = strlen(dir) + 32;
 	char *path = malloc(n);
 	if (!path)
 		return -1;
 	snprintf(path, n, "%s/heapfmt-XXXXXX", dir);
+#ifdef __linux__
+	int fd = mkostemp(path, O_CLOEXEC);
+	if (fd >= 0)
+		unlink(path);
+#else
 	int fd = mkstemp(path);
 	if (fd >= 0) {
 		unlink(path);
 		fcntl(fd, F_SETFD, FD_CLOEXEC);
 	}
+#endif
 	free(path);
 	return fd;
-}
-
-/* The descriptor of a temporary file for scratch data, already unlinked,
- * in $TMPDIR when it is set and usable, else in /tmp (as hf_tmpfile); -1
- * when none can be made. */
-int hf_tmpfd(void)
-{
-	const char *dir = getenv("TMPDIR");
-	int fd = dir && *dir ? tmpfd_in(dir) : -1;
-	return fd >= 0 ? fd : tmpfd_in("/tmp");
 }
 
 /* A temporary file for the library's own scratch data (parked Strings,

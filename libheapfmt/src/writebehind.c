@@ -23,10 +23,14 @@
  * (posix_fadvise): a few chunks are in flight, the rest of the memory is
  * left alone.  A smaller output stays in the page cache as before, where the
  * next program of a pipeline (jq) finds it.  Nothing here changes what is
- * written or reports an error: the writes report their own.
+ * written.  An error of the disk that the waits see (EIO, ENOSPC) is kept
+ * for the writer to report (the kernel reports it once per open file, so a
+ * later close would not); any other failure (a file system without
+ * sync_file_range) just ends the writing behind.
  */
 #define _GNU_SOURCE
 #include "internal.h"
+#include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -98,15 +102,21 @@ void hf_writebehind_wrote(hf_writebehind *wb, size_t n)
 		return;
 #ifdef __linux__
 	uint64_t from = wb->flushed, len = wb->pos - from;
-	sync_file_range(wb->fd, (off_t)from, (off_t)len, SYNC_FILE_RANGE_WRITE);
-	if (wb->count == HF_WB_DEPTH) {
+	int rc = sync_file_range(wb->fd, (off_t)from, (off_t)len, SYNC_FILE_RANGE_WRITE);
+	if (!rc && wb->count == HF_WB_DEPTH) {
 		unsigned old = wb->head;
-		sync_file_range(wb->fd, (off_t)wb->from[old], (off_t)wb->len[old],
-		                SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
-		                SYNC_FILE_RANGE_WAIT_AFTER);
+		rc = sync_file_range(wb->fd, (off_t)wb->from[old], (off_t)wb->len[old],
+		                     SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
+		                     SYNC_FILE_RANGE_WAIT_AFTER);
 		posix_fadvise(wb->fd, (off_t)wb->from[old], (off_t)wb->len[old], POSIX_FADV_DONTNEED);
 		wb->head = (old + 1) % HF_WB_DEPTH;
 		wb->count--;
+	}
+	if (rc) {
+		if (errno == EIO || errno == ENOSPC || errno == EDQUOT)
+			wb->error = errno;
+		wb->fd = -1;
+		return;
 	}
 	unsigned slot = (wb->head + wb->count) % HF_WB_DEPTH;
 	wb->from[slot] = from;
