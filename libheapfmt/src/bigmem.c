@@ -55,7 +55,7 @@ struct hf_bigmem {
 	size_t limit;            /* resident bytes; 0: nothing is watched */
 	size_t page;
 	pthread_mutex_t mu;
-	pthread_cond_t cv;
+	pthread_cond_t cv;       /* hf_thread_start/stop's; the watcher sleeps instead */
 	pthread_t thread;
 	int started, stop;
 	bigmap *maps;
