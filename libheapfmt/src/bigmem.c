@@ -301,41 +301,34 @@ void *hf_bigmem_realloc(hf_bigmem *m, void *p, size_t old_bytes, size_t bytes)
 		return hf_bigmem_alloc(m, bytes);
 	lock(m);
 	bigmap *b = m->limit ? find(m, p) : NULL;
+	bool mapped = b != NULL;
 	if (b) {
 		/* The file keeps the contents: grow or shrink it, map it again. */
 		size_t len = round_page(m, bytes ? bytes : 1);
-		void *np = MAP_FAILED;
 		if (len && (len <= b->bytes || fallocate(b->fd, 0, 0, (off_t)len) == 0)) {
-			np = mremap(b->p, b->bytes, len, MREMAP_MAYMOVE);
+			void *np = mremap(b->p, b->bytes, len, MREMAP_MAYMOVE);
 			if (np != MAP_FAILED) {
 				if (len < b->bytes && ftruncate(b->fd, (off_t)len) != 0) {
 					/* the file keeps its tail: harmless */
 				}
 				b->p = np;
 				b->bytes = len;
+				unlock(m);
+				return np;
 			}
 		}
-		unlock(m);
-		if (np != MAP_FAILED)
-			return np;
-		/* No room left for the file (or no mapping): into memory. */
-		np = malloc(bytes ? bytes : 1);
-		if (!np)
-			return NULL;
-		memcpy(np, p, old_bytes < bytes ? old_bytes : bytes);
-		hf_bigmem_release(m, p);
-		return np;
 	}
 	unlock(m);
-	if (m->limit && bytes >= HF_BIGMEM_MIN) {
-		void *np = hf_bigmem_alloc(m, bytes);
-		if (!np)
-			return NULL;
-		memcpy(np, p, old_bytes < bytes ? old_bytes : bytes);
-		free(p);
-		return np;
-	}
-	return realloc(p, bytes ? bytes : 1);
+	if (!mapped && !(m->limit && bytes >= HF_BIGMEM_MIN))
+		return realloc(p, bytes ? bytes : 1);
+	/* A new array and a copy: a malloc'd one grown past the minimum goes
+	 * into a file, a file that cannot grow (no room) into memory. */
+	void *np = mapped ? malloc(bytes ? bytes : 1) : hf_bigmem_alloc(m, bytes);
+	if (!np)
+		return NULL;
+	memcpy(np, p, old_bytes < bytes ? old_bytes : bytes);
+	hf_bigmem_release(m, p);
+	return np;
 }
 
 void hf_bigmem_release(hf_bigmem *m, void *p)

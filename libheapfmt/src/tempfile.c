@@ -85,23 +85,12 @@ int hf_tmpfd_in(const char *dir)
 FILE *hf_tmpfile(void)
 {
 	const char *dir = getenv("TMPDIR");
-	if (dir && *dir) {
-		size_t n = strlen(dir) + 32;
-		char *path = malloc(n);
-		if (path) {
-			snprintf(path, n, "%s/heapfmt-XXXXXX", dir);
-			int fd = mkstemp(path);
-			if (fd >= 0) {
-				unlink(path);
-				free(path);
-				FILE *f = fdopen(fd, "w+b");
-				if (f)
-					return f;
-				close(fd);
-				return NULL;
-			}
-			free(path);
-		}
+	int fd = dir && *dir ? hf_tmpfd_in(dir) : -1;
+	if (fd >= 0) {
+		FILE *f = fdopen(fd, "w+b");
+		if (!f)
+			close(fd);
+		return f;
 	}
 	return tmpfile();
 }
