@@ -38,6 +38,10 @@
 
 enum { SINK_DB, SINK_NDJSON };
 
+/* libheapfmt/src/internal.h: 1 makes the reader's passes for late Strings read
+ * the whole input again instead of its index of text arrays. */
+extern int hf_hprof_test_reread;
+
 typedef struct conv {
 	hf_status st;
 	hf_error err;
@@ -472,6 +476,18 @@ static void check_second_pass(const char *db_path, const char *in_path, const ui
 	CHECK(parked > 0 || c->stats.string_texts < 1000,
 	      "no String parked with one allowed to wait (%llu Strings)",
 	      (unsigned long long)c->stats.string_texts);
+	/* Plain files and memory are read again at the arrays' offsets (the
+	 * index of text arrays); the same records when the passes read the
+	 * whole input again, as for gzip. */
+	hf_hprof_test_reread = 1;
+	uint64_t parked_again = check_variant(db_path, in_path, mem, memsize, var_path, c, &o,
+	                                      "parked Strings and the input read again whole",
+	                                      known_diffs);
+	CHECK_EQ_U(parked_again, parked, "Strings parked whether the input is read whole or by offsets");
+	o.string_wait = 0;
+	check_variant(db_path, in_path, mem, memsize, var_path, c, &o,
+	              "a 16-byte string cache and the input read again whole", known_diffs);
+	hf_hprof_test_reread = 0;
 }
 
 static void check_spool_file(const char *db_path, const char *in_path, const char *var_path,
@@ -939,6 +955,110 @@ static void check_jdk6_strings_fifo(const char *dir, const uint8_t *data, size_t
 	                      " NOT EXISTS (SELECT 1 FROM strings s WHERE s.stringid = i.text)");
 	CHECK(dangling == 0, "%lld instance(s) name a text string that was never written", (long long)dangling);
 	sqlite3_close(db);
+}
+
+/* A sink that counts nodes and, at node number `at` (from 1), cuts the
+ * input file down to nothing. */
+typedef struct cutting_sink {
+	hf_sink base;
+	uint64_t nodes, at;
+	const char *path;
+} cutting_sink;
+
+static hf_status cut_meta(hf_sink *s, const char *k, const char *v, hf_error *e)
+{ (void)s; (void)k; (void)v; (void)e; return HF_OK; }
+static hf_status cut_declare(hf_sink *s, const hf_type *t, hf_error *e)
+{ (void)s; (void)t; (void)e; return HF_OK; }
+static hf_status cut_string(hf_sink *s, uint64_t id, const char *u, size_t n, hf_error *e)
+{ (void)s; (void)id; (void)u; (void)n; (void)e; return HF_OK; }
+static hf_status cut_edge(hf_sink *s, const hf_edge *x, hf_error *e)
+{ (void)s; (void)x; (void)e; return HF_OK; }
+static hf_status cut_record(hf_sink *s, const hf_record *x, hf_error *e)
+{ (void)s; (void)x; (void)e; return HF_OK; }
+static hf_status cut_finish(hf_sink *s, hf_error *e) { (void)s; (void)e; return HF_OK; }
+static void cut_destroy(hf_sink *s, int ok) { (void)s; (void)ok; }
+static hf_status cut_node(hf_sink *s, const hf_node *n, hf_error *e)
+{
+	(void)n; (void)e;
+	cutting_sink *c = (cutting_sink *)s;
+	if (++c->nodes == c->at)
+		CHECK(truncate(c->path, 0) == 0, "truncate %s: %s", c->path, strerror(errno));
+	return HF_OK;
+}
+
+static const hf_sink_ops cutting_ops = { cut_meta, cut_declare, cut_string, cut_node, cut_edge,
+                                         cut_record, cut_finish, cut_destroy };
+
+static hf_status convert_cutting(const char *path, uint64_t at, const hf_hprof_options *o,
+                                 cutting_sink *cs, conv *c)
+{
+	memset(cs, 0, sizeof *cs);
+	memset(c, 0, sizeof *c);
+	cs->base.ops = &cutting_ops;
+	cs->at = at;
+	cs->path = path;
+	hf_input *in = NULL;
+	hf_status st = hf_input_open(&in, path, &c->err);
+	if (!st)
+		st = hf_hprof_read(in, &cs->base, o, &c->stats, &c->err);
+	hf_input_close(in);
+	if (st)
+		hf_error_format(&c->err, c->msg, sizeof c->msg);
+	return c->st = st;
+}
+
+/* string-guess, whose 42 parked Strings come last: the input cut down to
+ * nothing after the first pass, before the pass that reads their arrays at
+ * their offsets, is a clear error at the first one's offset, not a crash or
+ * Strings without text. */
+static void check_changed_between_passes(const char *dir, const uint8_t *data, size_t size)
+{
+	char path[1200];
+	snprintf(path, sizeof path, "%s/changing.hprof", dir);
+	FILE *f = fopen(path, "wb");
+	CHECK(f && fwrite(data, 1, size, f) == size && fclose(f) == 0, "write %s", path);
+	hf_hprof_options o;
+	options(&o);
+	cutting_sink cs;
+	conv c;
+	hf_status st = convert_cutting(path, 0, &o, &cs, &c);
+	CHECK(st == HF_OK, "convert %s: %s", path, c.msg);
+	CHECK_EQ_U(c.stats.parked_strings, 42, "Strings parked");
+	uint64_t nodes = cs.nodes;
+	st = convert_cutting(path, nodes - 42, &o, &cs, &c);
+	CHECK(st == HF_ERR_FORMAT, "input cut between passes: status %d (%s)", (int)st, c.msg);
+	CHECK(strstr(c.msg, "changed while it was read") && strstr(c.msg, "PRIMITIVE ARRAY DUMP") &&
+	      strstr(c.msg, "offset "),
+	      "input cut between passes: %s", c.msg);
+	CHECK_EQ_U(cs.nodes, nodes - 42, "nodes before the error");
+	/* Standard input that is this file after a prefix somebody else read:
+	 * the passes read it from where it started, whole or by offsets. */
+	f = fopen(path, "wb");
+	CHECK(f && fwrite("JUNK", 1, 4, f) == 4 && fwrite(data, 1, size, f) == size && fclose(f) == 0,
+	      "write %s", path);
+	int saved = dup(0), fd = open(path, O_RDONLY);
+	CHECK(saved >= 0 && fd >= 0 && lseek(fd, 4, SEEK_SET) == 4 && dup2(fd, 0) == 0,
+	      "%s as standard input at offset 4: %s", path, strerror(errno));
+	for (int reread = 0; reread < 2 && fd >= 0; reread++) {
+		hf_hprof_test_reread = reread;
+		lseek(0, 4, SEEK_SET);
+		char out[1200];
+		snprintf(out, sizeof out, "%s/stdin.db", dir);
+		st = convert("-", out, SINK_DB, &o, &c);
+		CHECK(st == HF_OK, "standard input past a prefix (%s): %s", reread ? "read whole" : "by offsets", c.msg);
+		CHECK_EQ_U(c.stats.string_texts, 100, "String texts from standard input past a prefix");
+		CHECK_EQ_U(c.stats.parked_strings, 42, "Strings parked from standard input past a prefix");
+		CHECK_EQ_U(c.stats.string_passes, 1, "passes over standard input past a prefix");
+		unlink(out);
+	}
+	hf_hprof_test_reread = 0;
+	if (fd >= 0)
+		close(fd);
+	if (saved >= 0) {
+		dup2(saved, 0);
+		close(saved);
+	}
+	unlink(path);
 }
 
 static void check_superclass_cycle(sqlite3 *db, const conv *c)
@@ -1529,6 +1649,8 @@ static void test_scenario(const char *name, const char *file, const char *outdir
 			check_duplicate_ids_plain(file, dir);
 		if (!strcmp(name, "jdk6-strings"))
 			check_jdk6_strings_fifo(dir, data, size);
+		if (!strcmp(name, "string-guess"))
+			check_changed_between_passes(dir, data, size);
 		if (c.stats.deferred_instances) {
 			char sp[1200];
 			snprintf(sp, sizeof sp, "%s/spool.db", dir);

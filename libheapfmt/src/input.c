@@ -53,6 +53,7 @@ struct hf_input {
 	int fd;              /* -1 for memory input */
 	int owns_fd;
 	int seekable;
+	uint64_t base;       /* where a regular file's stream starts (stdin may be past 0) */
 	/* Raw (possibly compressed) bytes. */
 	const uint8_t *mem;  /* memory input: the whole raw input */
 	size_t memsize, mempos;
@@ -209,8 +210,12 @@ hf_status hf_input_open(hf_input **out, const char *path, hf_error *err)
 	}
 	struct stat sb;
 	if (fstat(in->fd, &sb) == 0 && S_ISREG(sb.st_mode)) {
+		/* Standard input may be a file already partly read ("(head -c 9;
+		 * prog) < f"): its stream, and a rewind, start where it stands. */
+		off_t at = is_stdin ? lseek(in->fd, 0, SEEK_CUR) : 0;
+		in->base = at > 0 && at <= sb.st_size ? (uint64_t)at : 0;
 		in->seekable = 1;
-		in->raw_size = (uint64_t)sb.st_size;
+		in->raw_size = (uint64_t)sb.st_size - in->base;
 	} else if (!is_stdin && fstat(in->fd, &sb) == 0 && S_ISDIR(sb.st_mode)) {
 		hf_input_close(in);
 		return hf_error_set(err, HF_ERR_IO, "cannot read %s: it is a directory", path);
@@ -575,7 +580,7 @@ hf_status hf_input_rewind(hf_input *in, hf_error *err)
 	}
 	gz_stop(in);
 	in->raw_seen = 0;
-	if (in->fd >= 0 && lseek(in->fd, 0, SEEK_SET) < 0)
+	if (in->fd >= 0 && lseek(in->fd, (off_t)in->base, SEEK_SET) < 0)
 		return hf_error_set(err, HF_ERR_IO, "cannot seek in %s: %s", in->name, strerror(errno));
 	in->raw_offset = 0;
 	in->raw_eof = 0;
@@ -594,6 +599,43 @@ hf_status hf_input_rewind(hf_input *in, hf_error *err)
 			in->mempos = in->zs.avail_in;
 			in->raw_offset = in->mempos;
 		}
+	}
+	return HF_OK;
+}
+
+int hf_input_can_read_at(const hf_input *in)
+{
+	return in->comp == HF_COMPRESSION_NONE && (in->fd < 0 || in->seekable);
+}
+
+hf_status hf_input_read_at(hf_input *in, uint64_t off, void *dst, size_t n, size_t *got,
+                           hf_error *err)
+{
+	*got = 0;
+	if (!hf_input_can_read_at(in))
+		return hf_error_set(err, HF_ERR_UNSUPPORTED, "%s cannot be read at an offset", in->name);
+	if (in->fd < 0) {
+		if (off < in->memsize) {
+			size_t left = in->memsize - (size_t)off;
+			*got = n < left ? n : left;
+			memcpy(dst, in->mem + off, *got);
+		}
+		return HF_OK;
+	}
+	while (*got < n) {
+		uint64_t at = in->base + off + *got;
+		if (at < off || at > (uint64_t)INT64_MAX)
+			break;
+		ssize_t r = pread(in->fd, (uint8_t *)dst + *got, n - *got, (off_t)at);
+		if (r == 0)
+			break;
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return hf_error_at(err, HF_ERR_IO, off + *got, NULL, "cannot read %s: %s",
+			                   in->name, strerror(errno));
+		}
+		*got += (size_t)r;
 	}
 	return HF_OK;
 }

@@ -197,6 +197,16 @@ static inline bool hf_field_is_text(hf_field_kind k)
 	return k == HF_FIELD_TEXT || k == HF_FIELD_JSON;
 }
 
+/* ---- reading the input at an offset (input.c) -------------------------------
+ * For a plain (uncompressed) regular file or memory input: n bytes at offset
+ * off, without moving the stream; *got < n means the input ends first. */
+int hf_input_can_read_at(const hf_input *in);
+hf_status hf_input_read_at(hf_input *in, uint64_t off, void *dst, size_t n, size_t *got,
+                           hf_error *err);
+/* Tests (hprof.c): 1 makes the HPROF reader's passes for late Strings read
+ * the whole input again instead of its index of text arrays. */
+extern int hf_hprof_test_reread;
+
 /* ---- hf_queue: records handed to a second thread in blocks ---------------
  * The owner copies each record into q (hf_queue_room, then hf_queue_put);
  * when q would pass `block` bytes it joins the blocks waiting for the
