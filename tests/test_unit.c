@@ -3,11 +3,12 @@
  * reader's streaming JSON tokenizer, the NDJSON reader on a line nested
  * deeper than any stack should go, the NDJSON writer's queue, and gzip
  * inflated on a second thread against the same on the caller's. */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* O_DIRECT */
 #include "../libheapfmt/src/internal.h"
 #include "../libheapfmt/src/v8_model.h"
 #include "heapfmt/translate.h"
 #include "heapfmt/v8.h"
+#include <fcntl.h>
 #include <stdio.h>
 #include "testlib.h"
 #include <jansson.h>
@@ -1018,49 +1019,82 @@ static int ndjson_nodes(FILE *fp, uint32_t n)
 }
 
 /* hf_writebehind: the bytes written behind are the bytes written, from
- * where the descriptor stood, and the NDJSON writer's output is the same
- * with it as without. */
-static void test_writebehind(void)
+ * where the descriptor stood, which ends at their end; direct (O_DIRECT)
+ * where the file system allows it, and through the page cache alone. */
+static void writebehind_file(int direct)
 {
+	const char *how = direct ? "direct" : "page cache";
 	FILE *f = tmpfile();
-	CHECK(f != NULL, "writebehind: tmpfile");
+	CHECK(f != NULL, "writebehind (%s): tmpfile", how);
 	if (!f)
 		return;
 	int fd = fileno(f);
-	size_t bs = (size_t)256 << 10, nb = 160;   /* 40 MiB */
+	size_t bs = (size_t)256 << 10, nb = 160;   /* 40 MiB, and a last write of 1000 bytes */
 	uint8_t *buf = malloc(bs);
 	CHECK(write(fd, "head", 4) == 4, "writebehind: a head before");
 	hf_writebehind_test_start = 1;
+	hf_writebehind_test_direct = direct;
 	hf_writebehind wb;
 	hf_writebehind_init(&wb, fd);
 	hf_writebehind_test_start = 0;
-	CHECK(wb.fd == fd && wb.pos == 4, "writebehind: on, from offset 4");
-	int ok = 1;
-	for (size_t k = 0; k < nb && ok; k++) {
+	CHECK(wb.fd == fd && wb.pos == 4, "writebehind (%s): on, from offset 4", how);
+	int e = 0;
+	for (size_t k = 0; k <= nb && !e; k++) {
 		for (size_t i = 0; i < bs; i++)
 			buf[i] = (uint8_t)(k * 31 + i * 7);
-		ok = write(fd, buf, bs) == (ssize_t)bs;
-		hf_writebehind_wrote(&wb, bs);
+		e = hf_writebehind_write(&wb, buf, k < nb ? bs : 1000);
 	}
-	CHECK(ok, "writebehind: writes");
-	CHECK(wb.written_behind >= (uint64_t)32 << 20, "writebehind: %llu bytes written behind",
-	      (unsigned long long)wb.written_behind);
+	CHECK(!e, "writebehind (%s): writes: %s", how, strerror(e));
+	e = hf_writebehind_finish(&wb);
+	CHECK(!e, "writebehind (%s): finish: %s", how, strerror(e));
+	hf_writebehind_free(&wb);
+	hf_writebehind_test_direct = 1;
+	uint64_t total = 4 + (uint64_t)nb * bs + 1000;
+	CHECK_EQ_U((uint64_t)lseek(fd, 0, SEEK_CUR), total, "writebehind: the descriptor at the end");
+	CHECK(wb.written_behind >= (uint64_t)32 << 20, "writebehind (%s): %llu bytes written behind",
+	      how, (unsigned long long)wb.written_behind);
+	/* Direct where this file system takes O_DIRECT. */
+	char path[64];
+	snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+	int dfd = open(path, O_WRONLY | O_DIRECT);
+	if (dfd >= 0)
+		close(dfd);
+	if (direct && dfd >= 0)
+		CHECK(wb.written_direct >= (uint64_t)32 << 20, "writebehind: %llu bytes written direct",
+		      (unsigned long long)wb.written_direct);
+	else
+		CHECK_EQ_U(wb.written_direct, 0, "writebehind: no bytes written direct");
 	size_t bad = 0;
-	for (size_t k = 0; k < nb && !bad; k++) {
-		if (pread(fd, buf, bs, 4 + (off_t)(k * bs)) != (ssize_t)bs) {
+	for (size_t k = 0; k <= nb && !bad; k++) {
+		size_t n = k < nb ? bs : 1000;
+		if (pread(fd, buf, n, 4 + (off_t)(k * bs)) != (ssize_t)n) {
 			bad++;
 			break;
 		}
-		for (size_t i = 0; i < bs; i++)
+		for (size_t i = 0; i < n; i++)
 			bad += buf[i] != (uint8_t)(k * 31 + i * 7);
 	}
 	CHECK_EQ_U(bad, 0, "writebehind: read back");
+	char head[4];
+	CHECK(pread(fd, head, 4, 0) == 4 && !memcmp(head, "head", 4), "writebehind: the head kept");
 	fclose(f);
 	free(buf);
+}
+
+static void test_writebehind(void)
+{
+	writebehind_file(1);
+	writebehind_file(0);
+	hf_writebehind wb;
 	int p[2];
 	if (pipe(p) == 0) {
 		hf_writebehind_init(&wb, p[1]);
 		CHECK(wb.fd == -1, "writebehind: off on a pipe");
+		CHECK(hf_writebehind_write(&wb, "x\n", 2) == 0 && hf_writebehind_finish(&wb) == 0,
+		      "writebehind: plain writes to a pipe");
+		hf_writebehind_free(&wb);
+		char x[2];
+		CHECK(read(p[0], x, 2) == 2 && x[0] == 'x', "writebehind: the pipe's bytes");
 		close(p[0]);
 		close(p[1]);
 	}
@@ -1079,7 +1113,17 @@ static void test_writebehind(void)
 	CHECK(ndjson_nodes(a, 400000), "writebehind: NDJSON written behind");
 	hf_writebehind_test_start = 0;
 	CHECK(ndjson_nodes(b, 400000), "writebehind: NDJSON written plainly");
-	long la = ftell(a), lb = ftell(b);
+	/* And through the page cache alone, into a file the caller wrote to:
+	 * the writer's output follows, and the descriptor ends after it. */
+	FILE *c = tmpfile();
+	CHECK(c && fputs("before\n", c) >= 0, "writebehind: a third tmpfile");
+	hf_writebehind_test_start = 1;
+	hf_writebehind_test_direct = 0;
+	CHECK(c && ndjson_nodes(c, 400000), "writebehind: NDJSON through the page cache");
+	hf_writebehind_test_start = 0;
+	hf_writebehind_test_direct = 1;
+	long la = ftell(a), lb = ftell(b), lc = c ? ftell(c) : 0;
+	CHECK(lc == lb + 7, "writebehind: NDJSON of %ld bytes after a line of 7, %ld alone", lc, lb);
 	CHECK(la > (30l << 20) - (4l << 20) && la == lb, "writebehind: NDJSON of %ld and %ld bytes", la, lb);
 	rewind(a);
 	rewind(b);
@@ -1088,6 +1132,15 @@ static void test_writebehind(void)
 	while (same && (got = fread(x, 1, sizeof x, a)) > 0)
 		same = fread(y, 1, sizeof y, b) == got && !memcmp(x, y, got);
 	CHECK(same, "writebehind: the same NDJSON, byte for byte");
+	if (c) {
+		rewind(b);
+		CHECK(fseek(c, 7, SEEK_SET) == 0, "writebehind: seek");
+		same = 1;
+		while (same && (got = fread(x, 1, sizeof x, b)) > 0)
+			same = fread(y, 1, sizeof y, c) == got && !memcmp(x, y, got);
+		CHECK(same, "writebehind: the same NDJSON through the page cache, after the caller's line");
+		fclose(c);
+	}
 	fclose(a);
 	fclose(b);
 }

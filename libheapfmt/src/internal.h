@@ -270,20 +270,35 @@ FILE *hf_tmpfile(void);
 int hf_tmpfd_in(const char *dir);
 
 /* ---- hf_writebehind: a large output file written behind (writebehind.c) ---
- * hf_writebehind_init(wb, fd) on the descriptor an output is written to
- * (anything but a regular file, or another system than Linux: nothing
- * happens); hf_writebehind_wrote(wb, n) after each write of n bytes. */
+ * hf_writebehind_init(wb, fd) on the descriptor an output is written to;
+ * hf_writebehind_write(wb, p, n) instead of write(2) (0 or an errno);
+ * hf_writebehind_finish(wb) after the last write (0 or an errno; the
+ * descriptor's offset is then the output's end); hf_writebehind_free(wb)
+ * always, last.  On anything but a regular file, or another system than
+ * Linux, the writes are plain writes. */
 #define HF_WB_DEPTH 4
+#define HF_WB_DIRECT_BUFS 4
+#define HF_WB_DIRECT_THREADS 2
+typedef struct hf_wb_direct hf_wb_direct;
 typedef struct hf_writebehind {
-	int fd;                  /* -1: off */
+	int out;                 /* the descriptor written to */
+	int fd;                  /* the same, written behind; -1: off */
 	uint64_t pos, flushed, start;
 	uint64_t from[HF_WB_DEPTH], len[HF_WB_DEPTH];   /* the chunks in flight */
 	unsigned head, count;
 	uint64_t written_behind; /* bytes handed to the disk early, for the tests */
+	uint64_t written_direct; /* of which bypassing the page cache, for the tests */
 	int error;               /* an errno of the disk's the waits saw, or 0 */
+	hf_wb_direct *direct;    /* past start: the writes bypass the page cache */
+	int direct_tried;
 } hf_writebehind;
 void hf_writebehind_init(hf_writebehind *wb, int fd);
-void hf_writebehind_wrote(hf_writebehind *wb, size_t n);
+int hf_writebehind_write(hf_writebehind *wb, const void *p, size_t n);
+int hf_writebehind_finish(hf_writebehind *wb);
+void hf_writebehind_free(hf_writebehind *wb);
+/* For the tests: 0 keeps the writes in the page cache (sync_file_range
+ * alone, as where O_DIRECT cannot be had). */
+extern int hf_writebehind_test_direct;
 /* For the tests: where the outputs begin to be written behind, in bytes
  * from where they start (0: the kernel's background limit). */
 extern uint64_t hf_writebehind_test_start;

@@ -81,21 +81,6 @@ typedef struct ndjson {
 	} recent[16];        /* direct-mapped by address: nodes and edges alternate types */
 } ndjson;
 
-static int write_all(int fd, const uint8_t *p, size_t n)
-{
-	while (n) {
-		ssize_t r = write(fd, p, n);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			return errno;
-		}
-		p += r;
-		n -= (size_t)r;
-	}
-	return 0;
-}
-
 /* Hot path: nodes and edges are written straight into the line buffer after
  * one reservation (a node or edge line is at most ~200 bytes). */
 static const char digit_pairs[201] =
@@ -144,9 +129,7 @@ static hf_status write_error(ndjson *w, int e, hf_error *err)
 /* Writes out the text in line (by whichever thread owns it now). */
 static hf_status write_line(ndjson *w, nd_out *o, hf_error *err)
 {
-	int e = write_all(w->fd, o->line.data, o->line.len);
-	if (!e)
-		hf_writebehind_wrote(&w->wb, o->line.len);
+	int e = hf_writebehind_write(&w->wb, o->line.data, o->line.len);
 	o->line.len = 0;
 	return e ? write_error(w, e, err) : HF_OK;
 }
@@ -705,8 +688,11 @@ static hf_status nd_finish(hf_sink *s, hf_error *err)
 	hf_status st = hf_queue_drain(&w->queue, err);
 	if (!st)
 		st = write_line(w, w->out, err);
-	if (!st && w->wb.error)
-		st = write_error(w, w->wb.error, err);
+	if (!st) {
+		int e = hf_writebehind_finish(&w->wb);
+		if (e)
+			st = write_error(w, e, err);
+	}
 	if (st)
 		return st;
 	if (w->owns_fp == 2) {
@@ -736,6 +722,7 @@ static void nd_destroy(hf_sink *s, int success)
 	ndjson *w = s->impl;
 	(void)success;
 	hf_queue_free(&w->queue);
+	hf_writebehind_free(&w->wb);
 	for (size_t i = 0; i < w->ntypes; i++)
 		nd_type_free(&w->types[i]);
 	free(w->types);

@@ -32,12 +32,59 @@
 #include "internal.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #define WB_CHUNK ((uint64_t)8 << 20)
 
 uint64_t hf_writebehind_test_start;
+int hf_writebehind_test_direct = 1;
+
+/*
+ * Direct writes.  Written behind, the output still passes through the page
+ * cache: copied into it, its pages allocated, marked, written and dropped,
+ * which cost the 5 GB dump's run about a third of its CPU time (system time
+ * 10 of 28 CPU-s), on a machine whose two cores are the limit.  So past the
+ * same size the output bypasses the page cache (O_DIRECT, on a second
+ * descriptor of the same file): the writing thread copies its text into
+ * buffers of WB_DIRECT_BUF bytes, aligned, and HF_WB_DIRECT_THREADS threads
+ * write them out at their offsets, HF_WB_DIRECT_BUFS in flight at most; the
+ * disk reads them from the buffers.  The last bytes short of a block are
+ * written through the page cache at the end.  A file system that refuses
+ * O_DIRECT (at the open or at a write) keeps the writing behind above.
+ * Measured (alternated runs, the same bytes): hprof2ndjson of the 5 GB dump
+ * to a file 16.69/15.60 s -> 13.56/14.39 s, system time 9.4/8.7 s ->
+ * 4.0/4.4 s, user time +1.5-3.5 s (the copy into the buffers), peak RSS
+ * 82 -> 99 MiB (the buffers); the 1 GB Android-like dump (3.07 GB out, the
+ * last 0.7 GB direct) 4.22/3.56/3.54 s -> 3.37/3.28/3.26 s.  Direct from the
+ * first byte instead gained nothing more there (2.9-3.0 s), and would leave
+ * a smaller output out of the page cache, where the next program of a
+ * pipeline finds it.
+ */
+#define WB_DIRECT_BUF ((size_t)4 << 20)
+#define WB_ALIGN ((size_t)4096)
+
+struct hf_wb_direct {
+	int dfd;                         /* O_DIRECT */
+	uint8_t *buf[HF_WB_DIRECT_BUFS];
+	uint64_t off[HF_WB_DIRECT_BUFS];
+	size_t len[HF_WB_DIRECT_BUFS];
+	int state[HF_WB_DIRECT_BUFS];    /* FREE, QUEUED, WRITING */
+	size_t lead;                     /* bytes before the first block, plainly */
+	unsigned fill;                   /* the buffer being filled (the writer's) */
+	size_t fill_len;
+	uint64_t fill_off;
+	unsigned nthreads;
+	pthread_t thread[HF_WB_DIRECT_THREADS];
+	pthread_mutex_t mu;
+	pthread_cond_t work, freed;
+	int stop;
+	int error;                       /* the first errno of a write */
+	int buffered;                    /* O_DIRECT refused: through the page cache */
+	uint64_t direct_bytes;
+};
+enum { WB_FREE, WB_QUEUED, WB_WRITING };
 
 /* Bytes the kernel lets be dirty before its background writeback starts. */
 static uint64_t background_limit(void)
@@ -72,6 +119,7 @@ static uint64_t background_limit(void)
 void hf_writebehind_init(hf_writebehind *wb, int fd)
 {
 	memset(wb, 0, sizeof *wb);
+	wb->out = fd;
 	wb->fd = -1;
 #ifdef __linux__
 	struct stat sb;
@@ -89,7 +137,9 @@ void hf_writebehind_init(hf_writebehind *wb, int fd)
 #endif
 }
 
-void hf_writebehind_wrote(hf_writebehind *wb, size_t n)
+static bool direct_start(hf_writebehind *wb);
+
+static void wrote(hf_writebehind *wb, size_t n)
 {
 	if (wb->fd < 0)
 		return;
@@ -97,6 +147,11 @@ void hf_writebehind_wrote(hf_writebehind *wb, size_t n)
 	if (wb->pos < wb->start) {
 		wb->flushed = wb->pos;
 		return;
+	}
+	if (!wb->direct_tried) {
+		wb->direct_tried = 1;
+		if (hf_writebehind_test_direct && direct_start(wb))
+			return;
 	}
 	if (wb->pos - wb->flushed < WB_CHUNK)
 		return;
@@ -125,4 +180,281 @@ void hf_writebehind_wrote(hf_writebehind *wb, size_t n)
 	wb->written_behind += len;
 #endif
 	wb->flushed = wb->pos;
+}
+
+/* ---- direct writes ------------------------------------------------------------ */
+
+static int write_all(int fd, const uint8_t *p, size_t n)
+{
+	while (n) {
+		ssize_t r = write(fd, p, n);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return errno;
+		}
+		p += r;
+		n -= (size_t)r;
+	}
+	return 0;
+}
+
+static int pwrite_all(int fd, const uint8_t *p, size_t n, uint64_t off)
+{
+	while (n) {
+		ssize_t r = pwrite(fd, p, n, (off_t)off);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return errno;
+		}
+		if (r == 0)
+			return EIO;
+		p += r;
+		n -= (size_t)r;
+		off += (uint64_t)r;
+	}
+	return 0;
+}
+
+#ifdef __linux__
+/* Writes buffer i (a writing thread's, unlocked). */
+static int direct_write(hf_wb_direct *d, unsigned i, int out)
+{
+	const uint8_t *p = d->buf[i];
+	size_t n = d->len[i];
+	uint64_t off = d->off[i];
+	while (n && !__atomic_load_n(&d->buffered, __ATOMIC_RELAXED)) {
+		ssize_t r = pwrite(d->dfd, p, n, (off_t)off);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 && errno == EINVAL) {
+			/* The file system will not: the page cache from here on. */
+			__atomic_store_n(&d->buffered, 1, __ATOMIC_RELAXED);
+			break;
+		}
+		if (r < 0)
+			return errno;
+		if (r == 0)
+			return EIO;
+		p += r;
+		n -= (size_t)r;
+		off += (uint64_t)r;
+		__atomic_add_fetch(&d->direct_bytes, (uint64_t)r, __ATOMIC_RELAXED);
+		if (n % WB_ALIGN || (size_t)r % WB_ALIGN)
+			break; /* a short write left the rest unaligned */
+	}
+	return pwrite_all(out, p, n, off);
+}
+
+static void *direct_main(void *arg)
+{
+	hf_writebehind *wb = arg;
+	hf_wb_direct *d = wb->direct;
+	pthread_mutex_lock(&d->mu);
+	for (;;) {
+		unsigned i = HF_WB_DIRECT_BUFS;
+		/* The oldest queued buffer first: they were queued in order. */
+		for (unsigned k = 1; k <= HF_WB_DIRECT_BUFS; k++) {
+			unsigned j = (d->fill + k) % HF_WB_DIRECT_BUFS;
+			if (d->state[j] == WB_QUEUED) {
+				i = j;
+				break;
+			}
+		}
+		if (i == HF_WB_DIRECT_BUFS) {
+			if (d->stop)
+				break;
+			pthread_cond_wait(&d->work, &d->mu);
+			continue;
+		}
+		d->state[i] = WB_WRITING;
+		pthread_mutex_unlock(&d->mu);
+		int e = direct_write(d, i, wb->out);
+		pthread_mutex_lock(&d->mu);
+		if (e && !d->error)
+			d->error = e;
+		d->state[i] = WB_FREE;
+		pthread_cond_broadcast(&d->freed);
+	}
+	pthread_mutex_unlock(&d->mu);
+	return NULL;
+}
+
+static void direct_free(hf_writebehind *wb)
+{
+	hf_wb_direct *d = wb->direct;
+	if (!d)
+		return;
+	if (d->nthreads) {
+		pthread_mutex_lock(&d->mu);
+		d->stop = 1;
+		pthread_cond_broadcast(&d->work);
+		pthread_mutex_unlock(&d->mu);
+		for (unsigned t = 0; t < d->nthreads; t++)
+			pthread_join(d->thread[t], NULL);
+	}
+	pthread_cond_destroy(&d->freed);
+	pthread_cond_destroy(&d->work);
+	pthread_mutex_destroy(&d->mu);
+	for (unsigned i = 0; i < HF_WB_DIRECT_BUFS; i++)
+		free(d->buf[i]);
+	if (d->dfd >= 0)
+		close(d->dfd);
+	free(d);
+	wb->direct = NULL;
+}
+
+/* Past the start, from a write's end (nothing in flight): the rest goes
+ * direct. */
+static bool direct_start(hf_writebehind *wb)
+{
+	int fl = fcntl(wb->fd, F_GETFL);
+	if (fl < 0 || (fl & O_APPEND))
+		return false; /* every write at the end: the offsets are not ours */
+	hf_wb_direct *d = calloc(1, sizeof *d);
+	if (!d)
+		return false;
+	d->dfd = -1;
+	if (pthread_mutex_init(&d->mu, NULL) != 0) {
+		free(d);
+		return false;
+	}
+	pthread_cond_init(&d->work, NULL);
+	pthread_cond_init(&d->freed, NULL);
+	wb->direct = d;
+	char path[64];
+	snprintf(path, sizeof path, "/proc/self/fd/%d", wb->fd);
+	d->dfd = open(path, O_WRONLY | O_DIRECT | O_CLOEXEC);
+	bool ok = d->dfd >= 0;
+	for (unsigned i = 0; ok && i < HF_WB_DIRECT_BUFS; i++) {
+		void *b = NULL;
+		ok = posix_memalign(&b, WB_ALIGN, WB_DIRECT_BUF) == 0;
+		d->buf[i] = b;
+	}
+	/* Direct writes start at a block: the bytes before it still go through
+	 * the page cache. */
+	d->fill_off = (wb->pos + WB_ALIGN - 1) / WB_ALIGN * WB_ALIGN;
+	d->lead = (size_t)(d->fill_off - wb->pos);
+	for (unsigned t = 0; ok && t < HF_WB_DIRECT_THREADS; t++) {
+		ok = pthread_create(&d->thread[t], NULL, direct_main, wb) == 0;
+		d->nthreads += ok;
+	}
+	if (!ok) {
+		direct_free(wb);
+		return false;
+	}
+	wb->flushed = wb->pos;
+	return true;
+}
+
+/* The filled buffer goes to the threads (len bytes of it); the next one is
+ * waited for.  0 or the threads' first error. */
+static int direct_hand_off(hf_wb_direct *d, size_t len)
+{
+	pthread_mutex_lock(&d->mu);
+	unsigned i = d->fill;
+	d->len[i] = len;
+	d->off[i] = d->fill_off;
+	d->state[i] = WB_QUEUED;
+	pthread_cond_signal(&d->work);
+	unsigned next = (i + 1) % HF_WB_DIRECT_BUFS;
+	while (d->state[next] != WB_FREE)
+		pthread_cond_wait(&d->freed, &d->mu);
+	d->fill = next;
+	d->fill_off += len;
+	d->fill_len = 0;
+	int e = d->error;
+	pthread_mutex_unlock(&d->mu);
+	return e;
+}
+
+static int direct_write_text(hf_writebehind *wb, const uint8_t *p, size_t n)
+{
+	hf_wb_direct *d = wb->direct;
+	if (d->lead) {
+		size_t k = n < d->lead ? n : d->lead;
+		int e = pwrite_all(wb->out, p, k, wb->pos);
+		if (e)
+			return e;
+		d->lead -= k;
+		wb->pos += k;
+		p += k;
+		n -= k;
+	}
+	wb->pos += n;
+	while (n) {
+		size_t k = WB_DIRECT_BUF - d->fill_len;
+		if (k > n)
+			k = n;
+		memcpy(d->buf[d->fill] + d->fill_len, p, k);
+		d->fill_len += k;
+		p += k;
+		n -= k;
+		if (d->fill_len == WB_DIRECT_BUF) {
+			int e = direct_hand_off(d, WB_DIRECT_BUF);
+			if (e)
+				return e;
+		}
+	}
+	return 0;
+}
+
+/* The whole blocks of the last buffer direct, the rest through the page
+ * cache; everything waited for. */
+static int direct_finish(hf_writebehind *wb)
+{
+	hf_wb_direct *d = wb->direct;
+	size_t whole = d->fill_len / WB_ALIGN * WB_ALIGN, rest = d->fill_len - whole;
+	unsigned last = d->fill;
+	int e = 0;
+	if (whole) {
+		/* The rest moves to the next buffer, which hand-off waits for. */
+		e = direct_hand_off(d, whole);
+		if (!e && rest)
+			memcpy(d->buf[d->fill], d->buf[last] + whole, rest);
+	}
+	pthread_mutex_lock(&d->mu);
+	for (unsigned i = 0; i < HF_WB_DIRECT_BUFS; i++)
+		while (i != d->fill && d->state[i] != WB_FREE)
+			pthread_cond_wait(&d->freed, &d->mu);
+	if (!e)
+		e = d->error;
+	pthread_mutex_unlock(&d->mu);
+	if (!e && rest)
+		e = pwrite_all(wb->out, d->buf[d->fill], rest, d->fill_off);
+	wb->written_direct = d->direct_bytes;
+	wb->written_behind = wb->pos - wb->start;
+	if (!e && lseek(wb->out, (off_t)wb->pos, SEEK_SET) < 0)
+		e = errno;
+	return e;
+}
+#else
+static bool direct_start(hf_writebehind *wb) { (void)wb; return false; }
+static void direct_free(hf_writebehind *wb) { (void)wb; }
+static int direct_write_text(hf_writebehind *wb, const uint8_t *p, size_t n)
+{ (void)wb; (void)p; (void)n; return ENOSYS; }
+static int direct_finish(hf_writebehind *wb) { (void)wb; return 0; }
+#endif
+
+int hf_writebehind_write(hf_writebehind *wb, const void *p, size_t n)
+{
+	if (wb->direct)
+		return direct_write_text(wb, p, n);
+	int e = write_all(wb->out, p, n);
+	if (!e)
+		wrote(wb, n);
+	return e;
+}
+
+int hf_writebehind_finish(hf_writebehind *wb)
+{
+	int e = wb->direct ? direct_finish(wb) : 0;
+	direct_free(wb);
+	return e ? e : wb->error;
+}
+
+void hf_writebehind_free(hf_writebehind *wb)
+{
+	direct_free(wb);
 }
