@@ -204,6 +204,43 @@ static void test_json_escape(void)
 	hf_buf_free(&b);
 }
 
+/* hf_put_u64 (the NDJSON writer's numbers) against printf: every power of
+ * ten and its neighbours, every bit length, 2^32 around, and random values. */
+static void check_u64(uint64_t v)
+{
+	char a[32], b[32];
+	char *e = hf_put_u64(a, v);
+	*e = 0;
+	snprintf(b, sizeof b, "%llu", (unsigned long long)v);
+	CHECK(!strcmp(a, b), "hf_put_u64(%s) wrote %s", b, a);
+}
+
+static void test_put_u64(void)
+{
+	uint64_t p = 1;
+	for (int k = 0; k < 20; k++, p *= 10) {
+		check_u64(p - 1);
+		check_u64(p);
+		check_u64(p + 1);
+	}
+	for (int b = 0; b < 64; b++) {
+		check_u64((uint64_t)1 << b);
+		check_u64(((uint64_t)1 << b) - 1);
+		check_u64(((uint64_t)1 << b) + 1);
+	}
+	check_u64(UINT64_MAX);
+	check_u64(UINT32_MAX);
+	check_u64((uint64_t)UINT32_MAX + 1);
+	check_u64((uint64_t)UINT32_MAX * 100000000);
+	uint64_t x = 0x9E3779B97F4A7C15ull;
+	for (int i = 0; i < 200000; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		check_u64(x >> (x % 64));
+	}
+}
+
 static void test_map(void)
 {
 	hf_map m;
@@ -1277,6 +1314,7 @@ int main(void)
 	test_imposter();
 	test_tmpfile();
 	test_bigmem();
+	test_put_u64();
 	test_writebehind();
 	return t_done("test_unit");
 }

@@ -72,6 +72,61 @@ bool hf_buf_json_key(hf_buf *b, const char *s, size_t n);
 bool hf_buf_u64(hf_buf *b, uint64_t v);
 bool hf_buf_i64(hf_buf *b, int64_t v);
 
+/* Writes v in decimal at p (up to 20 bytes, no NUL); returns the end.  The
+ * NDJSON writer's hot path: ids, sizes and labels of every node and edge.
+ * The length first (from the bit length), then the digits from the end, two
+ * at a time, in 32-bit arithmetic below 2^32 (the Android-like benchmark
+ * dump's ids): formatting 20 M numbers of its kinds took 0.31-0.37 s with
+ * digits gathered in a scratch array and copied, 0.24-0.29 s so.
+ * test_unit checks it against printf. */
+static const char hf_digit_pairs[201] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
+static inline char *hf_put_u32_back(char *e, uint32_t v)
+{
+	while (v >= 100) {
+		uint32_t q = v / 100;
+		e -= 2;
+		memcpy(e, hf_digit_pairs + (v - q * 100) * 2, 2);
+		v = q;
+	}
+	if (v >= 10) {
+		e -= 2;
+		memcpy(e, hf_digit_pairs + v * 2, 2);
+	} else {
+		*--e = (char)('0' + v);
+	}
+	return e;
+}
+
+static inline char *hf_put_u64(char *p, uint64_t v)
+{
+	static const uint64_t pow10[20] = {
+		1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
+		100000000ull, 1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull,
+		10000000000000ull, 100000000000000ull, 1000000000000000ull, 10000000000000000ull,
+		100000000000000000ull, 1000000000000000000ull, 10000000000000000000ull };
+	/* floor(log10(v)) is (bit length * 1233) >> 12 or one more. */
+	unsigned d = ((64 - (unsigned)__builtin_clzll(v | 1)) * 1233) >> 12;
+	char *end = p + d + (d < 20 && v >= pow10[d]) + (v == 0);
+	char *e = end;
+	while (v > UINT32_MAX) {
+		uint64_t hi = v / 100000000;
+		uint32_t lo = (uint32_t)(v - hi * 100000000);
+		for (int k = 0; k < 4; k++) {
+			uint32_t q = lo / 100;
+			e -= 2;
+			memcpy(e, hf_digit_pairs + (lo - q * 100) * 2, 2);
+			lo = q;
+		}
+		v = hi;
+	}
+	hf_put_u32_back(e, (uint32_t)v);
+	return end;
+}
+
 /* Checked multiply/add for sizes taken from the input. */
 static inline bool hf_mul_overflows(uint64_t a, uint64_t b, uint64_t *r)
 {

@@ -83,31 +83,7 @@ typedef struct ndjson {
 
 /* Hot path: nodes and edges are written straight into the line buffer after
  * one reservation (a node or edge line is at most ~200 bytes). */
-static const char digit_pairs[201] =
-	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-	"8081828384858687888990919293949596979899";
-
-static inline char *put_u64(char *p, uint64_t v)
-{
-	char tmp[20];
-	int i = 20;
-	while (v >= 100) {
-		unsigned d = (unsigned)(v % 100) * 2;
-		v /= 100;
-		tmp[--i] = digit_pairs[d + 1];
-		tmp[--i] = digit_pairs[d];
-	}
-	if (v >= 10) {
-		unsigned d = (unsigned)v * 2;
-		tmp[--i] = digit_pairs[d + 1];
-		tmp[--i] = digit_pairs[d];
-	} else {
-		tmp[--i] = (char)('0' + v);
-	}
-	memcpy(p, tmp + i, (size_t)(20 - i));
-	return p + (20 - i);
-}
+#define put_u64 hf_put_u64
 
 static inline char *put_i64(char *p, int64_t v)
 {

@@ -225,12 +225,7 @@ bool hf_buf_printf(hf_buf *b, const char *fmt, ...)
 bool hf_buf_u64(hf_buf *b, uint64_t v)
 {
 	char tmp[24];
-	int i = 24;
-	do {
-		tmp[--i] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	return hf_buf_append(b, tmp + i, (size_t)(24 - i));
+	return hf_buf_append(b, tmp, (size_t)(hf_put_u64(tmp, v) - tmp));
 }
 
 bool hf_buf_i64(hf_buf *b, int64_t v)
