@@ -8,6 +8,7 @@
 #include "../libheapfmt/src/v8_model.h"
 #include "heapfmt/translate.h"
 #include "heapfmt/v8.h"
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include "testlib.h"
@@ -1118,10 +1119,47 @@ static void writebehind_file(int direct)
 	free(buf);
 }
 
+/* A write the disk refuses (here a file size limit: EFBIG) is reported by
+ * a write or by finish, whichever thread met it. */
+static void writebehind_full(int direct)
+{
+	FILE *f = tmpfile();
+	CHECK(f != NULL, "writebehind: tmpfile");
+	if (!f)
+		return;
+	struct rlimit old_fsize, small_fsize = { (rlim_t)12 << 20, (rlim_t)12 << 20 };
+	void (*old_xfsz)(int) = signal(SIGXFSZ, SIG_IGN);
+	if (getrlimit(RLIMIT_FSIZE, &old_fsize) == 0 && old_fsize.rlim_max >= small_fsize.rlim_max) {
+		small_fsize.rlim_max = old_fsize.rlim_max;
+		setrlimit(RLIMIT_FSIZE, &small_fsize);
+		hf_writebehind_test_start = 1;
+		hf_writebehind_test_direct = direct;
+		hf_writebehind wb;
+		hf_writebehind_init(&wb, fileno(f));
+		static uint8_t buf[(size_t)1 << 20];
+		memset(buf, 'x', sizeof buf);
+		int e = 0;
+		for (int k = 0; k < 24 && !e; k++)
+			e = hf_writebehind_write(&wb, buf, sizeof buf - (k == 23));
+		if (!e)
+			e = hf_writebehind_finish(&wb);
+		hf_writebehind_free(&wb);
+		hf_writebehind_test_start = 0;
+		hf_writebehind_test_direct = 1;
+		setrlimit(RLIMIT_FSIZE, &old_fsize);
+		CHECK(e == EFBIG, "writebehind (%s): 24 MiB under a 12 MiB file size limit: %s",
+		      direct ? "direct" : "page cache", e ? strerror(e) : "no error");
+	}
+	signal(SIGXFSZ, old_xfsz);
+	fclose(f);
+}
+
 static void test_writebehind(void)
 {
 	writebehind_file(1);
 	writebehind_file(0);
+	writebehind_full(1);
+	writebehind_full(0);
 	hf_writebehind wb;
 	int p[2];
 	if (pipe(p) == 0) {
