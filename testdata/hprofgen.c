@@ -1009,6 +1009,31 @@ static void scen_string_guess(buf *b)
 	end_segments(b, at);
 }
 
+/* late-big: char[]s of 0 to 300,000 units, each before its String (with a
+ * small string cache every one is late: read again by the pass after the
+ * dump, at its offset, most of them past its 4 KiB read window).  Unit k of
+ * array i: U+263A at every thousandth, else 'a' + (i + k) % 26. */
+static const uint32_t late_big_len[] = { 0, 1, 100, 2035, 2049, 5000, 40000, 300000 };
+
+static void scen_late_big(buf *b)
+{
+	size_t at = small_start(b, "JAVA PROFILE 1.0.2", TAG_HEAP_DUMP_SEGMENT);
+	class_plain(b, SM_OBJECT, 0, 0);
+	string_classes(b);
+	for (unsigned i = 0; i < sizeof late_big_len / sizeof *late_big_len; i++) {
+		uint32_t n = late_big_len[i];
+		uint16_t *u = malloc((n ? n : 1) * sizeof *u);
+		if (!u)
+			abort();
+		for (uint32_t k = 0; k < n; k++)
+			u[k] = k % 1000 == 999 ? 0x263A : (uint16_t)('a' + (i + k) % 26);
+		char_array(b, 0x300000 + 16 * (uint64_t)i, u, n);
+		free(u);
+		string(b, 0x800000 + 16 * (uint64_t)i, 0x300000 + 16 * (uint64_t)i);
+	}
+	end_segments(b, at);
+}
+
 /* superclass-cycle: class A (0x100) super B (0x200) super A, and C (0x300)
  * its own superclass; instances of A before and after the class dumps, one
  * of C.  Must end (with warnings), not hang. */
@@ -1653,6 +1678,8 @@ static const struct scenario {
 	  "3000 char[] of 1-40 chars, each followed by a String of an array up to 119 back" },
 	{ "string-guess", scen_string_guess,
 	  "Strings before their char[] whose ids are below the last array read (two runs of ids)" },
+	{ "late-big", scen_late_big,
+	  "char[]s of 0 to 300,000 units, each before its String (late with a small string cache)" },
 	{ "superclass-cycle", scen_superclass_cycle, "class A super B super A; C its own superclass" },
 	{ "unknown-subtag", scen_unknown_subtag, "the heap-dump sub-record tag 0x42" },
 	{ "all-records", scen_all_records, "every top-level record kind and every GC-root kind" },

@@ -957,6 +957,35 @@ static void check_jdk6_strings_fifo(const char *dir, const uint8_t *data, size_t
 	sqlite3_close(db);
 }
 
+/* late-big: each String's text whole (hprofgen.c gives the units): its
+ * length in characters and its characters at the ends and in the middle. */
+static void check_late_big(sqlite3 *db, const conv *c)
+{
+	static const uint32_t len[] = { 0, 1, 100, 2035, 2049, 5000, 40000, 300000 };
+	CHECK_EQ_U(c->stats.unresolved_strings, 0, "unresolved Strings");
+	for (unsigned i = 0; i < sizeof len / sizeof *len; i++) {
+		uint64_t id = 0x800000 + 16 * (uint64_t)i;
+		char what[96];
+		snprintf(what, sizeof what, "String %u: length of its text", i);
+		CHECK_EQ_I(qi(db, "SELECT length(text) FROM txt WHERE id = %lld AND dump = 0", (long long)id),
+		           len[i], what);
+		uint32_t at[] = { 0, len[i] / 2, len[i] > 0 ? len[i] - 1 : 0, 999, 1000 };
+		for (unsigned j = 0; j < sizeof at / sizeof *at; j++) {
+			uint32_t k = at[j];
+			if (k >= len[i])
+				continue;
+			char want[8];
+			if (k % 1000 == 999)
+				snprintf(want, sizeof want, "\xE2\x98\xBA");
+			else
+				snprintf(want, sizeof want, "%c", 'a' + (int)((i + k) % 26));
+			snprintf(what, sizeof what, "String %u: character %u", i, k);
+			CHECK_STR(qs(db, "SELECT substr(text, %u, 1) FROM txt WHERE id = %lld AND dump = 0", k + 1,
+			             (long long)id), want, what);
+		}
+	}
+}
+
 /* A sink that counts nodes and, at node number `at` (from 1), cuts the
  * input file down to nothing. */
 typedef struct cutting_sink {
@@ -1545,6 +1574,7 @@ static const struct {
 	{ "jdk6-strings", check_jdk6_strings },
 	{ "string-churn", check_string_churn },
 	{ "string-guess", check_string_guess },
+	{ "late-big", check_late_big },
 	{ "superclass-cycle", check_superclass_cycle },
 	{ "all-records", check_all_records },
 	{ "class-order", check_class_order },
@@ -1668,6 +1698,41 @@ static void test_scenario(const char *name, const char *file, const char *outdir
 }
 
 /* ---- the sample dump ---------------------------------------------------------- */
+
+/* The whole of a (gzip) file through the library's input layer. */
+static uint8_t *inflate_whole(const char *path, size_t *size)
+{
+	hf_input *in = NULL;
+	hf_error err;
+	uint8_t *out = NULL;
+	size_t len = 0;
+	if (hf_input_open(&in, path, &err) != HF_OK)
+		return NULL;
+	for (;;) {
+		const uint8_t *p;
+		size_t avail;
+		if (hf_input_peek(in, (size_t)1 << 20, &p, &avail, &err) != HF_OK) {
+			free(out);
+			out = NULL;
+			break;
+		}
+		if (!avail)
+			break;
+		uint8_t *n = realloc(out, len + avail);
+		if (!n) {
+			free(out);
+			out = NULL;
+			break;
+		}
+		out = n;
+		memcpy(out + len, p, avail);
+		len += avail;
+		hf_input_consume(in, avail);
+	}
+	hf_input_close(in);
+	*size = len;
+	return out;
+}
 
 /* jcmd histogram name -> Java form: [I -> int[], [Ljava.lang.Object; ->
  * java.lang.Object[], hidden classes Foo/0x... -> Foo+0x... */
@@ -1953,6 +2018,16 @@ static void test_sample(const char *dump, const char *expected, const char *hist
 	CHECK(data != NULL, "read %s", dump);
 	if (data) {
 		snprintf(small, sizeof small, "%s/small-memory.db", dir);
+		check_second_pass(dbp, dump, data, size, small, &c, 0);
+	}
+	free(data);
+	/* Inflated, in memory: the late Strings' arrays (of every size the
+	 * sample's Strings have, some past the 4 KiB read window) are read at
+	 * their offsets, as from a plain file. */
+	data = inflate_whole(dump, &size);
+	CHECK(data != NULL, "inflate %s", dump);
+	if (data) {
+		snprintf(small, sizeof small, "%s/small-plain.db", dir);
 		check_second_pass(dbp, dump, data, size, small, &c, 0);
 	}
 	free(data);

@@ -1059,9 +1059,14 @@ static int ndjson_nodes(FILE *fp, uint32_t n)
 /* hf_writebehind: the bytes written behind are the bytes written, from
  * where the descriptor stood, which ends at their end; direct (O_DIRECT)
  * where the file system allows it, and through the page cache alone. */
-static void writebehind_file(int direct)
+enum { WB_PAGE_CACHE, WB_DIRECT, WB_REFUSED, WB_ABANDONED };
+
+static void writebehind_file(int mode)
 {
-	const char *how = direct ? "direct" : "page cache";
+	static const char *const hows[] = { "page cache", "direct", "direct, then refused",
+	                                     "direct, no finish" };
+	const char *how = hows[mode];
+	int direct = mode != WB_PAGE_CACHE;
 	FILE *f = tmpfile();
 	CHECK(f != NULL, "writebehind (%s): tmpfile", how);
 	if (!f)
@@ -1072,6 +1077,7 @@ static void writebehind_file(int direct)
 	CHECK(write(fd, "head", 4) == 4, "writebehind: a head before");
 	hf_writebehind_test_start = 1;
 	hf_writebehind_test_direct = direct;
+	hf_writebehind_test_refuse = mode == WB_REFUSED ? 3 : 0;
 	hf_writebehind wb;
 	hf_writebehind_init(&wb, fd);
 	hf_writebehind_test_start = 0;
@@ -1083,25 +1089,41 @@ static void writebehind_file(int direct)
 		e = hf_writebehind_write(&wb, buf, k < nb ? bs : 1000);
 	}
 	CHECK(!e, "writebehind (%s): writes: %s", how, strerror(e));
-	e = hf_writebehind_finish(&wb);
-	CHECK(!e, "writebehind (%s): finish: %s", how, strerror(e));
+	if (mode != WB_ABANDONED) {
+		e = hf_writebehind_finish(&wb);
+		CHECK(!e, "writebehind (%s): finish: %s", how, strerror(e));
+	}
 	hf_writebehind_free(&wb);
 	hf_writebehind_test_direct = 1;
+	hf_writebehind_test_refuse = 0;
 	uint64_t total = 4 + (uint64_t)nb * bs + 1000;
 	CHECK_EQ_U((uint64_t)lseek(fd, 0, SEEK_CUR), total, "writebehind: the descriptor at the end");
-	CHECK(wb.written_behind >= (uint64_t)32 << 20, "writebehind (%s): %llu bytes written behind",
-	      how, (unsigned long long)wb.written_behind);
+	CHECK(mode == WB_REFUSED || wb.written_behind >= (uint64_t)32 << 20,
+	      "writebehind (%s): %llu bytes written behind", how, (unsigned long long)wb.written_behind);
 	/* Direct where this file system takes O_DIRECT. */
 	char path[64];
 	snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+#ifdef O_DIRECT
 	int dfd = open(path, O_WRONLY | O_DIRECT);
+#else
+	int dfd = -1;
+#endif
 	if (dfd >= 0)
 		close(dfd);
-	if (direct && dfd >= 0)
-		CHECK(wb.written_direct >= (uint64_t)32 << 20, "writebehind: %llu bytes written direct",
+	if (mode == WB_REFUSED && dfd >= 0) {
+		/* Three buffers direct, then written behind again. */
+		CHECK(wb.written_direct >= (uint64_t)8 << 20 && wb.written_direct <= (uint64_t)16 << 20,
+		      "writebehind: %llu bytes written direct before the refusal",
 		      (unsigned long long)wb.written_direct);
-	else
+		CHECK(wb.written_behind >= wb.written_direct + ((uint64_t)8 << 20),
+		      "writebehind: %llu bytes written behind, %llu of them direct",
+		      (unsigned long long)wb.written_behind, (unsigned long long)wb.written_direct);
+	} else if (direct && dfd >= 0) {
+		CHECK(wb.written_direct >= (uint64_t)32 << 20, "writebehind (%s): %llu bytes written direct",
+		      how, (unsigned long long)wb.written_direct);
+	} else {
 		CHECK_EQ_U(wb.written_direct, 0, "writebehind: no bytes written direct");
+	}
 	size_t bad = 0;
 	for (size_t k = 0; k <= nb && !bad; k++) {
 		size_t n = k < nb ? bs : 1000;
@@ -1156,8 +1178,10 @@ static void writebehind_full(int direct)
 
 static void test_writebehind(void)
 {
-	writebehind_file(1);
-	writebehind_file(0);
+	writebehind_file(WB_DIRECT);
+	writebehind_file(WB_PAGE_CACHE);
+	writebehind_file(WB_REFUSED);
+	writebehind_file(WB_ABANDONED);
 	writebehind_full(1);
 	writebehind_full(0);
 	hf_writebehind wb;

@@ -213,9 +213,9 @@ hf_status hf_input_open(hf_input **out, const char *path, hf_error *err)
 		/* Standard input may be a file already partly read ("(head -c 9;
 		 * prog) < f"): its stream, and a rewind, start where it stands. */
 		off_t at = is_stdin ? lseek(in->fd, 0, SEEK_CUR) : 0;
-		in->base = at > 0 && at <= sb.st_size ? (uint64_t)at : 0;
+		in->base = at > 0 ? (uint64_t)at : 0;
 		in->seekable = 1;
-		in->raw_size = (uint64_t)sb.st_size - in->base;
+		in->raw_size = (uint64_t)sb.st_size > in->base ? (uint64_t)sb.st_size - in->base : 0;
 	} else if (!is_stdin && fstat(in->fd, &sb) == 0 && S_ISDIR(sb.st_mode)) {
 		hf_input_close(in);
 		return hf_error_set(err, HF_ERR_IO, "cannot read %s: it is a directory", path);

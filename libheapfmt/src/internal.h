@@ -254,7 +254,9 @@ static inline bool hf_field_is_text(hf_field_kind k)
 
 /* ---- reading the input at an offset (input.c) -------------------------------
  * For a plain (uncompressed) regular file or memory input: n bytes at offset
- * off, without moving the stream; *got < n means the input ends first. */
+ * off of the stream (counted as hf_input_offset counts, from where the input
+ * started: standard input may start past the file's first byte), without
+ * moving the stream; *got < n means the input ends first. */
 int hf_input_can_read_at(const hf_input *in);
 hf_status hf_input_read_at(hf_input *in, uint64_t off, void *dst, size_t n, size_t *got,
                            hf_error *err);
@@ -354,6 +356,9 @@ void hf_writebehind_free(hf_writebehind *wb);
 /* For the tests: 0 keeps the writes in the page cache (sync_file_range
  * alone, as where O_DIRECT cannot be had). */
 extern int hf_writebehind_test_direct;
+/* For the tests: past this many direct writes, act as if the file system
+ * refused O_DIRECT (EINVAL); 0: never. */
+extern unsigned hf_writebehind_test_refuse;
 /* For the tests: where the outputs begin to be written behind, in bytes
  * from where they start (0: the kernel's background limit). */
 extern uint64_t hf_writebehind_test_start;

@@ -11,9 +11,10 @@
  * 19.01/18.65 s after (alternated runs; to /dev/null it takes 13.9 s).
  * Chunks of 2 to 64 MiB, 2 to 16 in flight, gave 16.9-18.6 s: the
  * machine's two cores are the limit there, not the disk.  A thread of its
- * own for the writes (the formatting thread swapping buffers with it) was
- * slower, 18.8/19.0 s, and 2.9 s against 2.7 s for the 1 GB Android-like
- * dump: tried and dropped.
+ * own for these writes through the page cache (the formatting thread
+ * swapping buffers with it) was slower, 18.8/19.0 s, and 2.9 s against
+ * 2.7 s for the 1 GB Android-like dump: tried and dropped (the direct
+ * writes below have threads: there the copy is the disk's, not a core's).
  *
  * So once an output has passed the size at which the kernel would start
  * writing back on its own (vm.dirty_background_bytes, or
@@ -40,6 +41,7 @@
 
 uint64_t hf_writebehind_test_start;
 int hf_writebehind_test_direct = 1;
+unsigned hf_writebehind_test_refuse;
 
 /*
  * Direct writes.  Written behind, the output still passes through the page
@@ -52,7 +54,11 @@ int hf_writebehind_test_direct = 1;
  * write them out at their offsets, HF_WB_DIRECT_BUFS in flight at most; the
  * disk reads them from the buffers.  The last bytes short of a block are
  * written through the page cache at the end.  A file system that refuses
- * O_DIRECT (at the open or at a write) keeps the writing behind above.
+ * O_DIRECT (at the open, or with EINVAL at a write: the buffers in flight
+ * are then written through the page cache) goes back to the writing behind
+ * above.  An output file whose open file description standard error (or
+ * output) shares is not written direct: what else went there would land
+ * at the frozen offset.
  * Measured (alternated runs, the same bytes): hprof2ndjson of the 5 GB dump
  * to a file 16.69/15.60 s -> 13.56/14.39 s, system time 9.4/8.7 s ->
  * 4.0/4.4 s, user time +1.5-3.5 s (the copy into the buffers), peak RSS
@@ -82,7 +88,8 @@ struct hf_wb_direct {
 	int stop;
 	int error;                       /* the first errno of a write */
 	int buffered;                    /* O_DIRECT refused: through the page cache */
-	uint64_t direct_bytes;
+	uint64_t direct_bytes;           /* under mu */
+	unsigned direct_writes;          /* under mu: for hf_writebehind_test_refuse */
 };
 enum { WB_FREE, WB_QUEUED, WB_WRITING };
 
@@ -199,6 +206,7 @@ static int write_all(int fd, const uint8_t *p, size_t n)
 	return 0;
 }
 
+#ifdef __linux__
 static int pwrite_all(int fd, const uint8_t *p, size_t n, uint64_t off)
 {
 	while (n) {
@@ -217,15 +225,18 @@ static int pwrite_all(int fd, const uint8_t *p, size_t n, uint64_t off)
 	return 0;
 }
 
-#ifdef __linux__
-/* Writes buffer i (a writing thread's, unlocked). */
-static int direct_write(hf_wb_direct *d, unsigned i, int out)
+/* Writes buffer i (a writing thread's, unlocked; refuse: act as if the
+ * file system refused O_DIRECT); *direct: the bytes written direct. */
+static int direct_write(hf_wb_direct *d, unsigned i, int out, int refuse, uint64_t *direct)
 {
 	const uint8_t *p = d->buf[i];
 	size_t n = d->len[i];
 	uint64_t off = d->off[i];
+	*direct = 0;
 	while (n && !__atomic_load_n(&d->buffered, __ATOMIC_RELAXED)) {
-		ssize_t r = pwrite(d->dfd, p, n, (off_t)off);
+		ssize_t r = refuse ? -1 : pwrite(d->dfd, p, n, (off_t)off);
+		if (refuse)
+			errno = EINVAL;
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0 && errno == EINVAL) {
@@ -240,7 +251,7 @@ static int direct_write(hf_wb_direct *d, unsigned i, int out)
 		p += r;
 		n -= (size_t)r;
 		off += (uint64_t)r;
-		__atomic_add_fetch(&d->direct_bytes, (uint64_t)r, __ATOMIC_RELAXED);
+		*direct += (uint64_t)r;
 		if (n % WB_ALIGN || (size_t)r % WB_ALIGN)
 			break; /* a short write left the rest unaligned */
 	}
@@ -269,9 +280,12 @@ static void *direct_main(void *arg)
 			continue;
 		}
 		d->state[i] = WB_WRITING;
+		int refuse = hf_writebehind_test_refuse && ++d->direct_writes > hf_writebehind_test_refuse;
 		pthread_mutex_unlock(&d->mu);
-		int e = direct_write(d, i, wb->out);
+		uint64_t direct;
+		int e = direct_write(d, i, wb->out, refuse, &direct);
 		pthread_mutex_lock(&d->mu);
+		d->direct_bytes += direct;
 		if (e && !d->error)
 			d->error = e;
 		d->state[i] = WB_FREE;
@@ -312,6 +326,14 @@ static bool direct_start(hf_writebehind *wb)
 	int fl = fcntl(wb->fd, F_GETFL);
 	if (fl < 0 || (fl & O_APPEND))
 		return false; /* every write at the end: the offsets are not ours */
+	/* "prog > out 2>&1": what goes to standard error would land at the
+	 * offset direct writes leave behind them, over the output. */
+	struct stat so, se;
+	if (fstat(wb->fd, &so) != 0)
+		return false;
+	for (int std = 1; std <= 2; std++)
+		if (std != wb->fd && fstat(std, &se) == 0 && se.st_dev == so.st_dev && se.st_ino == so.st_ino)
+			return false;
 	hf_wb_direct *d = calloc(1, sizeof *d);
 	if (!d)
 		return false;
@@ -369,6 +391,44 @@ static int direct_hand_off(hf_wb_direct *d, size_t len)
 	return e;
 }
 
+/* Everything to the file: the whole blocks of the buffer being filled
+ * direct, the rest through the page cache, all of it waited for; the
+ * descriptor then stands at the output's end, after an error too (with what
+ * could be written). */
+static int direct_drain(hf_writebehind *wb)
+{
+	hf_wb_direct *d = wb->direct;
+	size_t whole = d->fill_len / WB_ALIGN * WB_ALIGN, rest = d->fill_len - whole;
+	unsigned last = d->fill;
+	int e = 0;
+	if (whole) {
+		/* The rest moves to the next buffer, which hand-off waits for. */
+		e = direct_hand_off(d, whole);
+		if (rest)
+			memcpy(d->buf[d->fill], d->buf[last] + whole, rest);
+	}
+	pthread_mutex_lock(&d->mu);
+	for (unsigned i = 0; i < HF_WB_DIRECT_BUFS; i++)
+		while (i != d->fill && d->state[i] != WB_FREE)
+			pthread_cond_wait(&d->freed, &d->mu);
+	if (!e)
+		e = d->error;
+	wb->written_direct += d->direct_bytes;
+	wb->written_behind += d->direct_bytes;
+	d->direct_bytes = 0;
+	pthread_mutex_unlock(&d->mu);
+	if (rest) {
+		int er = pwrite_all(wb->out, d->buf[d->fill], rest, d->fill_off);
+		if (!e)
+			e = er;
+	}
+	d->fill_off += rest;
+	d->fill_len = 0;
+	if (lseek(wb->out, (off_t)wb->pos, SEEK_SET) < 0 && !e)
+		e = errno;
+	return e;
+}
+
 static int direct_write_text(hf_writebehind *wb, const uint8_t *p, size_t n)
 {
 	hf_wb_direct *d = wb->direct;
@@ -382,59 +442,37 @@ static int direct_write_text(hf_writebehind *wb, const uint8_t *p, size_t n)
 		p += k;
 		n -= k;
 	}
-	wb->pos += n;
 	while (n) {
 		size_t k = WB_DIRECT_BUF - d->fill_len;
 		if (k > n)
 			k = n;
 		memcpy(d->buf[d->fill] + d->fill_len, p, k);
 		d->fill_len += k;
+		wb->pos += k;
 		p += k;
 		n -= k;
-		if (d->fill_len == WB_DIRECT_BUF) {
-			int e = direct_hand_off(d, WB_DIRECT_BUF);
-			if (e)
-				return e;
+		if (d->fill_len < WB_DIRECT_BUF)
+			continue;
+		int e = direct_hand_off(d, WB_DIRECT_BUF);
+		if (e)
+			return e;
+		if (__atomic_load_n(&d->buffered, __ATOMIC_RELAXED)) {
+			/* Refused (EINVAL): everything through the page cache from
+			 * here, written behind as without O_DIRECT. */
+			e = direct_drain(wb);
+			direct_free(wb);
+			wb->flushed = wb->pos;
+			return e ? e : hf_writebehind_write(wb, p, n);
 		}
 	}
 	return 0;
-}
-
-/* The whole blocks of the last buffer direct, the rest through the page
- * cache; everything waited for. */
-static int direct_finish(hf_writebehind *wb)
-{
-	hf_wb_direct *d = wb->direct;
-	size_t whole = d->fill_len / WB_ALIGN * WB_ALIGN, rest = d->fill_len - whole;
-	unsigned last = d->fill;
-	int e = 0;
-	if (whole) {
-		/* The rest moves to the next buffer, which hand-off waits for. */
-		e = direct_hand_off(d, whole);
-		if (!e && rest)
-			memcpy(d->buf[d->fill], d->buf[last] + whole, rest);
-	}
-	pthread_mutex_lock(&d->mu);
-	for (unsigned i = 0; i < HF_WB_DIRECT_BUFS; i++)
-		while (i != d->fill && d->state[i] != WB_FREE)
-			pthread_cond_wait(&d->freed, &d->mu);
-	if (!e)
-		e = d->error;
-	pthread_mutex_unlock(&d->mu);
-	if (!e && rest)
-		e = pwrite_all(wb->out, d->buf[d->fill], rest, d->fill_off);
-	wb->written_direct = d->direct_bytes;
-	wb->written_behind = wb->pos - wb->start;
-	if (!e && lseek(wb->out, (off_t)wb->pos, SEEK_SET) < 0)
-		e = errno;
-	return e;
 }
 #else
 static bool direct_start(hf_writebehind *wb) { (void)wb; return false; }
 static void direct_free(hf_writebehind *wb) { (void)wb; }
 static int direct_write_text(hf_writebehind *wb, const uint8_t *p, size_t n)
 { (void)wb; (void)p; (void)n; return ENOSYS; }
-static int direct_finish(hf_writebehind *wb) { (void)wb; return 0; }
+static int direct_drain(hf_writebehind *wb) { (void)wb; return 0; }
 #endif
 
 int hf_writebehind_write(hf_writebehind *wb, const void *p, size_t n)
@@ -449,12 +487,16 @@ int hf_writebehind_write(hf_writebehind *wb, const void *p, size_t n)
 
 int hf_writebehind_finish(hf_writebehind *wb)
 {
-	int e = wb->direct ? direct_finish(wb) : 0;
+	int e = wb->direct ? direct_drain(wb) : 0;
 	direct_free(wb);
 	return e ? e : wb->error;
 }
 
+/* Without finish (a failed run): what was written still goes to the file,
+ * and the descriptor ends after it, as plain writes would leave them. */
 void hf_writebehind_free(hf_writebehind *wb)
 {
+	if (wb->direct)
+		direct_drain(wb);
 	direct_free(wb);
 }
