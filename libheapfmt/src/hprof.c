@@ -1159,17 +1159,8 @@ static hf_status window_read(reader *r, read_window *w, hf_input *in, int fd, ui
 		hf_status st = hf_input_read_at(in, off, w->buf, want, &w->len, r->err);
 		if (st)
 			return st;
-	} else {
-		while (w->len < want) {
-			ssize_t k = pread(fd, w->buf + w->len, want - w->len, (off_t)(off + w->len));
-			if (k < 0 && errno == EINTR)
-				continue;
-			if (k < 0)
-				return park_io(r);
-			if (k == 0)
-				break;
-			w->len += (size_t)k;
-		}
+	} else if (hf_pread_full(fd, w->buf, want, off, &w->len)) {
+		return park_io(r);
 	}
 	*p = w->buf;
 	*got = n < w->len ? n : w->len;
@@ -1209,7 +1200,8 @@ static hf_status parked_load(reader *r, uint64_t off, pending_string *ps)
 	if (p.pad) {
 		if (p.values_len > ((uint64_t)1 << 40) || !(ps->values = malloc(p.values_len + 1)))
 			return nomem(r);
-		if (pread(fd, ps->values, p.values_len, (off_t)(off + sizeof p)) != (ssize_t)p.values_len) {
+		size_t vgot;
+		if (hf_pread_full(fd, ps->values, p.values_len, off + sizeof p, &vgot) || vgot != p.values_len) {
 			free(ps->values);
 			ps->values = NULL;
 			return park_io(r);
@@ -3067,17 +3059,8 @@ static void tix_stop(reader *r)
 
 static bool tix_flush(reader *r)
 {
-	const uint8_t *p = (const uint8_t *)r->tix_buf;
-	size_t n = r->tix_n * sizeof *r->tix_buf, done = 0;
-	int fd = fileno(r->tix_file);
-	while (done < n) {
-		ssize_t w = write(fd, p + done, n - done);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return false;
-		done += (size_t)w;
-	}
+	if (hf_write_full(fileno(r->tix_file), r->tix_buf, r->tix_n * sizeof *r->tix_buf))
+		return false;
 	r->tix_n = 0;
 	return true;
 }
@@ -3143,17 +3126,16 @@ static hf_status tix_pass(reader *r)
 	uint64_t pos = 0;
 	r->rescan = 1;
 	for (;;) {
-		ssize_t got = pread(fd, r->tix_buf, TIX_BUF * sizeof *r->tix_buf, (off_t)pos);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0 || got % (ssize_t)sizeof *r->tix_buf) {
+		size_t got;
+		int e = hf_pread_full(fd, r->tix_buf, TIX_BUF * sizeof *r->tix_buf, pos, &got);
+		if (e || got % sizeof *r->tix_buf) {
 			st = hf_error_set(r->err, HF_ERR_IO, "cannot read back the temporary file of text arrays: %s",
-			                  got < 0 ? strerror(errno) : "short read");
+			                  e ? strerror(e) : "short read");
 			break;
 		}
 		if (got == 0)
 			break;
-		size_t n = (size_t)got / sizeof *r->tix_buf;
+		size_t n = got / sizeof *r->tix_buf;
 		pos += (uint64_t)got;
 		for (size_t i = 0; i < n && !st; i++) {
 			uint64_t id = r->tix_buf[i].id;

@@ -622,21 +622,11 @@ hf_status hf_input_read_at(hf_input *in, uint64_t off, void *dst, size_t n, size
 		}
 		return HF_OK;
 	}
-	while (*got < n) {
-		uint64_t at = in->base + off + *got;
-		if (at < off || at > (uint64_t)INT64_MAX)
-			break;
-		ssize_t r = pread(in->fd, (uint8_t *)dst + *got, n - *got, (off_t)at);
-		if (r == 0)
-			break;
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			return hf_error_at(err, HF_ERR_IO, off + *got, NULL, "cannot read %s: %s",
-			                   in->name, strerror(errno));
-		}
-		*got += (size_t)r;
-	}
+	uint64_t at = in->base + off;
+	int e = at < off ? 0 : hf_pread_full(in->fd, dst, n, at, got);
+	if (e)
+		return hf_error_at(err, HF_ERR_IO, off + *got, NULL, "cannot read %s: %s", in->name,
+		                   strerror(e));
 	return HF_OK;
 }
 

@@ -252,6 +252,13 @@ static inline bool hf_field_is_text(hf_field_kind k)
 	return k == HF_FIELD_TEXT || k == HF_FIELD_JSON;
 }
 
+/* ---- whole reads and writes (util.c) ------------------------------------------
+ * Each loops over short counts and EINTR and returns 0 or an errno (EIO for a
+ * write that writes nothing); hf_pread_full's *got < n: the file ends first. */
+int hf_write_full(int fd, const void *p, size_t n);
+int hf_pwrite_full(int fd, const void *p, size_t n, uint64_t off);
+int hf_pread_full(int fd, void *p, size_t n, uint64_t off, size_t *got);
+
 /* ---- reading the input at an offset (input.c) -------------------------------
  * For a plain (uncompressed) regular file or memory input: n bytes at offset
  * off of the stream (counted as hf_input_offset counts, from where the input

@@ -331,22 +331,6 @@ static hf_row4 *sort_rows(hf_row4 *r, hf_row4 *tmp, size_t n)
 	return src;
 }
 
-static bool write_all(int fd, const void *p, size_t n, uint64_t off)
-{
-	const char *c = p;
-	while (n) {
-		ssize_t w = pwrite(fd, c, n, (off_t)off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return false;
-		c += w;
-		n -= (size_t)w;
-		off += (uint64_t)w;
-	}
-	return true;
-}
-
 /* The runs are written packed: each column as the difference from the same
  * column of the row before (0 before the first row of a run), modulo 2^64,
  * in 7-bit groups (a varint); the first column ascends within a run, the
@@ -393,7 +377,7 @@ static bool write_run(hf_rowsort *s, const hf_row4 *rows, size_t n)
 	uint64_t prev[4] = { 0, 0, 0, 0 };
 	for (size_t i = 0; i < n; i++) {
 		if (p >= lim) {
-			if (!write_all(fd, s->pack, (size_t)(p - s->pack), s->bytes))
+			if (hf_pwrite_full(fd, s->pack, (size_t)(p - s->pack), s->bytes))
 				return false;
 			s->bytes += (uint64_t)(p - s->pack);
 			p = s->pack;
@@ -408,7 +392,7 @@ static bool write_run(hf_rowsort *s, const hf_row4 *rows, size_t n)
 			prev[c] = k;
 		}
 	}
-	if (p > s->pack && !write_all(fd, s->pack, (size_t)(p - s->pack), s->bytes))
+	if (p > s->pack && hf_pwrite_full(fd, s->pack, (size_t)(p - s->pack), s->bytes))
 		return false;
 	s->bytes += (uint64_t)(p - s->pack);
 	return true;
@@ -531,16 +515,9 @@ static int reader_next(hf_rowsort *s, run_reader *r)
 		size_t want = RAW_BYTES - r->len;
 		if (want > left)
 			want = (size_t)left;
-		size_t got = 0;
-		while (got < want) {
-			ssize_t g = pread(fileno(s->file), r->raw + r->len + got, want - got,
-			                  (off_t)(r->off + got));
-			if (g < 0 && errno == EINTR)
-				continue;
-			if (g <= 0)
-				return -1;
-			got += (size_t)g;
-		}
+		size_t got;
+		if (hf_pread_full(fileno(s->file), r->raw + r->len, want, r->off, &got) || got < want)
+			return -1;
 		r->off += want;
 		r->len += want;
 	}

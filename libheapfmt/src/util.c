@@ -1,7 +1,66 @@
-/* Hash map, growable buffer and JSON text helpers. */
+/* Hash map, growable buffer and JSON text helpers; whole reads and writes. */
+#define _POSIX_C_SOURCE 200809L
 #include "internal.h"
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <unistd.h>
+
+/* ---- whole reads and writes --------------------------------------------------- */
+
+int hf_write_full(int fd, const void *p, size_t n)
+{
+	const uint8_t *c = p;
+	while (n) {
+		ssize_t r = write(fd, c, n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return errno;
+		if (r == 0)
+			return EIO;
+		c += r;
+		n -= (size_t)r;
+	}
+	return 0;
+}
+
+int hf_pwrite_full(int fd, const void *p, size_t n, uint64_t off)
+{
+	const uint8_t *c = p;
+	while (n) {
+		ssize_t r = pwrite(fd, c, n, (off_t)off);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return errno;
+		if (r == 0)
+			return EIO;
+		c += r;
+		n -= (size_t)r;
+		off += (uint64_t)r;
+	}
+	return 0;
+}
+
+int hf_pread_full(int fd, void *p, size_t n, uint64_t off, size_t *got)
+{
+	*got = 0;
+	while (*got < n) {
+		uint64_t at = off + *got;
+		if (at < off || at > (uint64_t)INT64_MAX)
+			break; /* past any file's end */
+		ssize_t r = pread(fd, (uint8_t *)p + *got, n - *got, (off_t)at);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return errno;
+		if (r == 0)
+			break;
+		*got += (size_t)r;
+	}
+	return 0;
+}
 
 /* ---- hf_id_index ---------------------------------------------------------- */
 

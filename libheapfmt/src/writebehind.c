@@ -191,40 +191,7 @@ static void wrote(hf_writebehind *wb, size_t n)
 
 /* ---- direct writes ------------------------------------------------------------ */
 
-static int write_all(int fd, const uint8_t *p, size_t n)
-{
-	while (n) {
-		ssize_t r = write(fd, p, n);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			return errno;
-		}
-		p += r;
-		n -= (size_t)r;
-	}
-	return 0;
-}
-
 #ifdef __linux__
-static int pwrite_all(int fd, const uint8_t *p, size_t n, uint64_t off)
-{
-	while (n) {
-		ssize_t r = pwrite(fd, p, n, (off_t)off);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			return errno;
-		}
-		if (r == 0)
-			return EIO;
-		p += r;
-		n -= (size_t)r;
-		off += (uint64_t)r;
-	}
-	return 0;
-}
-
 /* Writes buffer i (a writing thread's, unlocked; refuse: act as if the
  * file system refused O_DIRECT); *direct: the bytes written direct. */
 static int direct_write(hf_wb_direct *d, unsigned i, int out, int refuse, uint64_t *direct)
@@ -255,7 +222,7 @@ static int direct_write(hf_wb_direct *d, unsigned i, int out, int refuse, uint64
 		if (n % WB_ALIGN || (size_t)r % WB_ALIGN)
 			break; /* a short write left the rest unaligned */
 	}
-	return pwrite_all(out, p, n, off);
+	return hf_pwrite_full(out, p, n, off);
 }
 
 static void *direct_main(void *arg)
@@ -418,7 +385,7 @@ static int direct_drain(hf_writebehind *wb)
 	d->direct_bytes = 0;
 	pthread_mutex_unlock(&d->mu);
 	if (rest) {
-		int er = pwrite_all(wb->out, d->buf[d->fill], rest, d->fill_off);
+		int er = hf_pwrite_full(wb->out, d->buf[d->fill], rest, d->fill_off);
 		if (!e)
 			e = er;
 	}
@@ -434,7 +401,7 @@ static int direct_write_text(hf_writebehind *wb, const uint8_t *p, size_t n)
 	hf_wb_direct *d = wb->direct;
 	if (d->lead) {
 		size_t k = n < d->lead ? n : d->lead;
-		int e = pwrite_all(wb->out, p, k, wb->pos);
+		int e = hf_pwrite_full(wb->out, p, k, wb->pos);
 		if (e)
 			return e;
 		d->lead -= k;
@@ -479,7 +446,7 @@ int hf_writebehind_write(hf_writebehind *wb, const void *p, size_t n)
 {
 	if (wb->direct)
 		return direct_write_text(wb, p, n);
-	int e = write_all(wb->out, p, n);
+	int e = hf_write_full(wb->out, p, n);
 	if (!e)
 		wrote(wb, n);
 	return e;
