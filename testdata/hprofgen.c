@@ -1349,13 +1349,18 @@ static void scen_wide_class(buf *b)
 
 /* wrapped-length: a 1.0.1 HEAP DUMP of more than 4 GiB whose u4 length is
  * its real length modulo 2^32, as HotSpot <= 8 writes it: classes, a byte[]
- * of 0xFFFFFFF0 zero elements (a hole of the sparse file), then an Item
- * and a root, so that they lie beyond offset 2^32. */
+ * of 0xFFFFFFF0 zero elements (a hole of the sparse file), then an Item,
+ * a char[] "beyond" (0x3100), a String (0x2000) of it and a root, so that
+ * they lie beyond offset 2^32 (the String, after its array, is found late
+ * when the cache of recent arrays is small: its array is read again at an
+ * offset past 2^32). */
 enum { WL_COUNT = 0xFFFFFFF0u };
 static void scen_wrapped_length(buf *b)
 {
+	static const uint16_t beyond[] = { 'b', 'e', 'y', 'o', 'n', 'd' };
 	size_t at = small_start(b, "JAVA PROFILE 1.0.1", TAG_HEAP_DUMP);
 	small_classes(b);
+	string_classes(b);
 	u1(b, SUB_PRIMITIVE_ARRAY_DUMP);
 	id(b, 0x3000);
 	u4(b, 1);
@@ -1364,6 +1369,8 @@ static void scen_wrapped_length(buf *b)
 	hole_at = b->n;
 	hole_len = WL_COUNT;
 	item(b, 0x1000, 0x3000, 7);
+	char_array(b, 0x3100, beyond, 6);
+	string(b, 0x2000, 0x3100);
 	root_simple(b, ROOT_STICKY_CLASS, SM_ITEM);
 	patch4(b, at, (uint32_t)(b->n - at - 4 + hole_len));
 }

@@ -1445,6 +1445,7 @@ static int test_wrapped_length(const char *hprofgen, const char *outdir)
 	hf_hprof_options o;
 	options(&o);
 	o.values = 0; /* not 4 GiB of JSON */
+	o.string_cache = 16; /* the String beyond 4 GiB is found late */
 	char dbp[1200], ndp[1200];
 	snprintf(dbp, sizeof dbp, "%s/out.db", dir);
 	snprintf(ndp, sizeof ndp, "%s/out.ndjson", dir);
@@ -1467,6 +1468,17 @@ static int test_wrapped_length(const char *hprofgen, const char *outdir)
 		CHECK_EQ_I(edges(db, 1, 0x1000, 0x3000, "next"), 1, "the Item beyond 4 GiB and its reference");
 		CHECK_EQ_I(qi(db, "SELECT count(*) FROM root WHERE kind = 'STICKY_CLASS' AND object = %d", 0x200), 1,
 		           "the root beyond 4 GiB");
+		CHECK_STR(text_of(db, 0x2000, 0), "beyond", "the String beyond 4 GiB, its array read at its offset");
+		CHECK_EQ_U(c.stats.string_passes, 1, "one pass for the late String");
+		sqlite3_close(db);
+	}
+	/* The same String when the pass reads the whole input again. */
+	hf_hprof_test_reread = 1;
+	st = convert(file, dbp, SINK_DB, &o, &c);
+	hf_hprof_test_reread = 0;
+	CHECK(st == HF_OK, "convert to SQLite, the input read again whole: %s", c.msg);
+	if (st == HF_OK && (db = db_open(dbp)) != NULL) {
+		CHECK_STR(text_of(db, 0x2000, 0), "beyond", "the String beyond 4 GiB, the input read again");
 		sqlite3_close(db);
 	}
 	/* An unknown sub-record tag beyond 4 GiB: the error's offset is 64-bit. */
