@@ -1058,13 +1058,14 @@ static int ndjson_nodes(FILE *fp, uint32_t n)
 
 /* hf_writebehind: the bytes written behind are the bytes written, from
  * where the descriptor stood, which ends at their end; direct (O_DIRECT)
- * where the file system allows it, and through the page cache alone. */
-enum { WB_PAGE_CACHE, WB_DIRECT, WB_REFUSED, WB_ABANDONED };
+ * where the file system allows it, and through the page cache alone, also
+ * when standard error is the same file ("prog > out 2>&1"). */
+enum { WB_PAGE_CACHE, WB_DIRECT, WB_REFUSED, WB_ABANDONED, WB_SHARED_STDERR };
 
 static void writebehind_file(int mode)
 {
 	static const char *const hows[] = { "page cache", "direct", "direct, then refused",
-	                                     "direct, no finish" };
+	                                     "direct, no finish", "standard error to the file" };
 	const char *how = hows[mode];
 	int direct = mode != WB_PAGE_CACHE;
 	FILE *f = tmpfile();
@@ -1078,6 +1079,12 @@ static void writebehind_file(int mode)
 	hf_writebehind_test_start = 1;
 	hf_writebehind_test_direct = direct;
 	hf_writebehind_test_refuse = mode == WB_REFUSED ? 3 : 0;
+	int saved_stderr = -1;
+	if (mode == WB_SHARED_STDERR) {
+		fflush(stderr);
+		saved_stderr = dup(2);
+		CHECK(saved_stderr >= 0 && dup2(fd, 2) == 2, "writebehind: standard error to the file");
+	}
 	hf_writebehind wb;
 	hf_writebehind_init(&wb, fd);
 	hf_writebehind_test_start = 0;
@@ -1094,6 +1101,10 @@ static void writebehind_file(int mode)
 		CHECK(!e, "writebehind (%s): finish: %s", how, strerror(e));
 	}
 	hf_writebehind_free(&wb);
+	if (saved_stderr >= 0) {
+		dup2(saved_stderr, 2);
+		close(saved_stderr);
+	}
 	hf_writebehind_test_direct = 1;
 	hf_writebehind_test_refuse = 0;
 	uint64_t total = 4 + (uint64_t)nb * bs + 1000;
@@ -1118,7 +1129,7 @@ static void writebehind_file(int mode)
 		CHECK(wb.written_behind >= wb.written_direct + ((uint64_t)8 << 20),
 		      "writebehind: %llu bytes written behind, %llu of them direct",
 		      (unsigned long long)wb.written_behind, (unsigned long long)wb.written_direct);
-	} else if (direct && dfd >= 0) {
+	} else if (direct && dfd >= 0 && mode != WB_SHARED_STDERR) {
 		CHECK(wb.written_direct >= (uint64_t)32 << 20, "writebehind (%s): %llu bytes written direct",
 		      how, (unsigned long long)wb.written_direct);
 	} else {
@@ -1182,6 +1193,7 @@ static void test_writebehind(void)
 	writebehind_file(WB_PAGE_CACHE);
 	writebehind_file(WB_REFUSED);
 	writebehind_file(WB_ABANDONED);
+	writebehind_file(WB_SHARED_STDERR);
 	writebehind_full(1);
 	writebehind_full(0);
 	hf_writebehind wb;
