@@ -8,11 +8,13 @@
 
 /* ---- whole reads and writes --------------------------------------------------- */
 
-int hf_write_full(int fd, const void *p, size_t n)
+/* Writes all n bytes at *off (advanced), or at the descriptor's offset
+ * when off is NULL; 0 or an errno value. */
+static int write_loop(int fd, const void *p, size_t n, uint64_t *off)
 {
 	const uint8_t *c = p;
 	while (n) {
-		ssize_t r = write(fd, c, n);
+		ssize_t r = off ? pwrite(fd, c, n, (off_t)*off) : write(fd, c, n);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0)
@@ -21,26 +23,20 @@ int hf_write_full(int fd, const void *p, size_t n)
 			return EIO;
 		c += r;
 		n -= (size_t)r;
+		if (off)
+			*off += (uint64_t)r;
 	}
 	return 0;
 }
 
+int hf_write_full(int fd, const void *p, size_t n)
+{
+	return write_loop(fd, p, n, NULL);
+}
+
 int hf_pwrite_full(int fd, const void *p, size_t n, uint64_t off)
 {
-	const uint8_t *c = p;
-	while (n) {
-		ssize_t r = pwrite(fd, c, n, (off_t)off);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return errno;
-		if (r == 0)
-			return EIO;
-		c += r;
-		n -= (size_t)r;
-		off += (uint64_t)r;
-	}
-	return 0;
+	return write_loop(fd, p, n, &off);
 }
 
 int hf_pread_full(int fd, void *p, size_t n, uint64_t off, size_t *got)
