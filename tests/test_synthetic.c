@@ -41,6 +41,8 @@ enum { SINK_DB, SINK_NDJSON };
 /* libheapfmt/src/internal.h: 1 makes the reader's passes for late Strings read
  * the whole input again instead of its index of text arrays. */
 extern int hf_hprof_test_reread;
+extern size_t hf_hprof_test_pf_batch;
+extern uint64_t hf_hprof_test_pf_fail;
 
 typedef struct conv {
 	hf_status st;
@@ -472,6 +474,15 @@ static void check_second_pass(const char *db_path, const char *in_path, const ui
 	uint64_t parked = check_variant(db_path, in_path, mem, memsize, var_path, c, &o,
 	                                "a 16-byte string cache and Strings parked on disk",
 	                                known_diffs);
+	/* The pass over the text-array index reads the parked Strings' records
+	 * in batches, beside the thread that reads their arrays: batches of 5,
+	 * a record at a time, give the same records. */
+	hf_hprof_test_pf_batch = 5;
+	uint64_t parked5 = check_variant(db_path, in_path, mem, memsize, var_path, c, &o,
+	                                 "Strings parked on disk, read back five at a time",
+	                                 known_diffs);
+	hf_hprof_test_pf_batch = 0;
+	CHECK_EQ_U(parked5, parked, "Strings parked, whatever the batches");
 	/* The sample's thousands of Strings do wait two at a time. */
 	CHECK(parked > 0 || c->stats.string_texts < 1000,
 	      "no String parked with one allowed to wait (%llu Strings)",
@@ -1054,6 +1065,22 @@ static void check_changed_between_passes(const char *dir, const uint8_t *data, s
 	CHECK(st == HF_OK, "convert %s: %s", path, c.msg);
 	CHECK_EQ_U(c.stats.parked_strings, 42, "Strings parked");
 	uint64_t nodes = cs.nodes;
+	/* A read of the park file that fails in the pass after the first (its
+	 * 10th record, read by the worker or by the reading thread, in one
+	 * batch or in batches of 5 taken a record at a time): a clear error,
+	 * after the 9 Strings before it. */
+	for (int batch = 0; batch < 2; batch++) {
+		hf_hprof_test_pf_batch = batch ? 5 : 0;
+		hf_hprof_test_pf_fail = 10;
+		st = convert_cutting(path, 0, &o, &cs, &c);
+		hf_hprof_test_pf_batch = 0;
+		hf_hprof_test_pf_fail = 0;
+		CHECK(st == HF_ERR_IO && strstr(c.msg, "temporary file for waiting Strings") &&
+		      strstr(c.msg, strerror(EIO)),
+		      "a failed read of a parked String (batches of %d): status %d (%s)", batch ? 5 : 2048,
+		      (int)st, c.msg);
+		CHECK_EQ_U(cs.nodes, nodes - 42 + 9, "nodes before the failed read");
+	}
 	st = convert_cutting(path, nodes - 42, &o, &cs, &c);
 	CHECK(st == HF_ERR_FORMAT, "input cut between passes: status %d (%s)", (int)st, c.msg);
 	CHECK(strstr(c.msg, "changed while it was read") && strstr(c.msg, "PRIMITIVE ARRAY DUMP") &&

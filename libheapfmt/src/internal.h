@@ -270,6 +270,11 @@ hf_status hf_input_read_at(hf_input *in, uint64_t off, void *dst, size_t n, size
 /* Tests (hprof.c): 1 makes the HPROF reader's passes for late Strings read
  * the whole input again instead of its index of text arrays. */
 extern int hf_hprof_test_reread;
+/* Tests (hprof.c): the pass over the index for parked Strings reads their
+ * records in batches of hf_hprof_test_pf_batch (0: its own size), one
+ * record at a time, and fails at record hf_hprof_test_pf_fail (from 1). */
+extern size_t hf_hprof_test_pf_batch;
+extern uint64_t hf_hprof_test_pf_fail;
 
 /* ---- hf_queue: records handed to a second thread in blocks ---------------
  * The owner copies each record into q (hf_queue_room, then hf_queue_put);
