@@ -32,6 +32,7 @@
 #include "heapfmt/v8.h"
 #include <errno.h>
 #include <inttypes.h>
+#include <jansson.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -808,6 +809,40 @@ static hf_status write_trace_tree(exp *x, uint64_t *count)
 	return HF_OK;
 }
 
+/*
+ * A string of the table as V8 writes it: ASCII only, every other character
+ * as \uXXXX (a surrogate pair past U+FFFF), by jansson (JSON_ENSURE_ASCII).
+ * A reader that decodes the file piece by piece, as the npm package
+ * v8-heapsnapshot does (oboe over a byte stream), makes two U+FFFD of a
+ * UTF-8 character that falls across two pieces; V8's own files never have
+ * one.  Text that is not UTF-8 (none of heapfmt's readers stores such) has
+ * its bad bytes made U+FFFD first.  ASCII text, most of it, goes the faster
+ * way of the NDJSON writer.
+ */
+static bool json_ascii(hf_buf *b, const char *s, size_t n)
+{
+	size_t i = 0;
+	while (i < n && !((unsigned char)s[i] & 0x80))
+		i++;
+	if (i == n) /* the same bytes as jansson's (test_unit.c, test_json_escape) */
+		return hf_buf_json_string(b, s, n);
+	char *clean = NULL;
+	json_t *j = json_stringn(s, n);
+	if (!j) {
+		if (n > (SIZE_MAX - 1) / 3 || !(clean = malloc(3 * n + 1)))
+			return false;
+		j = json_stringn(clean, hf_mutf8_decode((const uint8_t *)s, n, clean));
+	}
+	const size_t flags = JSON_ENCODE_ANY | JSON_ENSURE_ASCII;
+	size_t need = j ? json_dumpb(j, NULL, 0, flags) : 0;
+	bool ok = need && hf_buf_reserve(b, need) && json_dumpb(j, (char *)b->data + b->len, need, flags) == need;
+	if (ok)
+		b->len += need;
+	json_decref(j);
+	free(clean);
+	return ok;
+}
+
 static hf_status write_strings(exp *x)
 {
 	sqlite3_stmt *q = x->q_string;
@@ -830,7 +865,7 @@ static hf_status write_strings(exp *x)
 				n = 0;
 			}
 		}
-		if (!hf_buf_json_string(&b, s, n)) {
+		if (!json_ascii(&b, s, n)) {
 			hf_buf_free(&b);
 			return nomem(x);
 		}
