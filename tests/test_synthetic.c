@@ -448,6 +448,8 @@ static uint64_t check_variant(const char *db_path, const char *in_path, const ui
 	return cv.stats.parked_strings;
 }
 
+static uint8_t *slurp(const char *path, size_t *size);
+
 static void check_second_pass(const char *db_path, const char *in_path, const uint8_t *mem,
                               size_t memsize, const char *var_path, const conv *c, int known_diffs)
 {
@@ -483,6 +485,27 @@ static void check_second_pass(const char *db_path, const char *in_path, const ui
 	                                 known_diffs);
 	hf_hprof_test_pf_batch = 0;
 	CHECK_EQ_U(parked5, parked, "Strings parked, whatever the batches");
+	/* And the same NDJSON, byte for byte: the same records in the same
+	 * order. */
+	char nd[2][1300];
+	uint8_t *text[2];
+	size_t len[2];
+	for (int k = 0; k < 2; k++) {
+		conv cn;
+		snprintf(nd[k], sizeof nd[k], "%s.%d.ndjson", var_path, k);
+		hf_hprof_test_pf_batch = k ? 5 : 0;
+		hf_status st = convert_ex(in_path, mem, memsize, nd[k], SINK_NDJSON, &o, &cn);
+		hf_hprof_test_pf_batch = 0;
+		CHECK(st == HF_OK, "NDJSON, parked Strings in batches of %d: %s", k ? 5 : 2048, cn.msg);
+		text[k] = slurp(nd[k], &len[k]);
+	}
+	CHECK(text[0] && text[1] && len[0] == len[1] && !memcmp(text[0], text[1], len[0]),
+	      "NDJSON byte for byte the same with parked Strings read back five at a time (%zu, %zu bytes)",
+	      len[0], len[1]);
+	for (int k = 0; k < 2; k++) {
+		free(text[k]);
+		unlink(nd[k]);
+	}
 	/* The sample's thousands of Strings do wait two at a time. */
 	CHECK(parked > 0 || c->stats.string_texts < 1000,
 	      "no String parked with one allowed to wait (%llu Strings)",

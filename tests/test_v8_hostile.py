@@ -5,6 +5,7 @@ and what was wrong or expected, and leave nothing at the output path."""
 import json
 import os
 import re
+import sqlite3
 import tempfile
 
 from pycheck import check, done, run
@@ -94,10 +95,24 @@ def main(tools, src, build):
         rc, _, err = run([t("heapsnapshot2heapdb"), path, db])
         rc2, _, err2 = run([t("heapdb2heapsnapshot"), db, back]) if rc == 0 else (rc, "", "")
         if check(rc == 0 and rc2 == 0, "non-ASCII strings: converted and exported (%s %s)" % (err, err2)):
-            data = open(back, "rb").read()
+            with open(back, "rb") as f:
+                data = f.read()
             check(data.isascii(), "the export is ASCII only (%d other bytes)" % sum(b > 127 for b in data))
             strings = json.loads(data)["strings"]
             check("r\u00f5n \u4e2d\U0001F600" in strings, "the string comes back whole")
             check(sorted(strings) == sorted(json.loads(wide)["strings"]),
                   "the export's strings are the snapshot's")
+            # A text that is not UTF-8 in the database (no reader of heapfmt
+            # stores one): its bad byte becomes U+FFFD, a NUL stays.
+            con = sqlite3.connect(db)
+            n = con.execute("UPDATE strings SET data = CAST(X'61FF00C3A9' AS TEXT)"
+                            " WHERE data = 'r\u00f5n \u4e2d\U0001F600'").rowcount
+            con.commit()
+            con.close()
+            rc, _, err = run([t("heapdb2heapsnapshot"), db, back])
+            if check(n == 1 and rc == 0, "a string not UTF-8: exported (%d rows, %s)" % (n, err)):
+                with open(back, "rb") as f:
+                    data = f.read()
+                check(data.isascii() and b'"a\\uFFFD\\u0000\\u00E9"' in data,
+                      "the bad byte as U+FFFD, the NUL as \\u0000, all ASCII")
     return done("test_v8 hostile")

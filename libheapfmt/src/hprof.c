@@ -3155,10 +3155,12 @@ static hf_status tix_resolve(reader *r, const tix_entry *e)
  * So a worker reads the park records of the next batch of Strings while
  * this thread reads the arrays of the batch before and writes its Strings,
  * then helps with the reading (a batch: the Strings of consecutive index
- * entries, in the order and with the result of the one-thread pass, which
- * tix_pass_refs falls back on when no thread can be made).  The worker
- * touches neither the reader nor refs[]: it gets the offsets, gives back the
- * records.  Measured on the 5 GB dump, three alternated runs to /dev/null:
+ * entries; without a thread, pf_start reads each batch here).  The records
+ * and their order are those of the pass on one thread before (resolve_refs
+ * for each entry), but for errors: an entry none of whose Strings is still
+ * waiting has its array read no more, so the input changed there goes
+ * unnoticed, as it does not matter.  The worker touches neither the reader
+ * nor refs[]: it gets the offsets, gives back the records.  Measured on the 5 GB dump, three alternated runs to /dev/null:
  * the passes (with the loading of the parked Strings and their sort)
  * 2.18-2.25 s on one thread, 1.45-1.58 s so; the whole run 12.3-12.7 s ->
  * 10.7-11.1 s.  The reading thread is then the busier (the index's 12.5 M
@@ -3167,9 +3169,9 @@ static hf_status tix_resolve(reader *r, const tix_entry *e)
 #define PF_BATCH 2048
 #define PF_CLAIM 64 /* records a reader takes at a time */
 
-/* Tests: batches of this many records (1 to PF_BATCH; 0: PF_BATCH), taken
- * one at a time; a read of the park file that fails at the record of this
- * number in the pass (counted from 1; 0: none). */
+/* Tests: hf_hprof_test_pf_batch set, batches of that many records (at most
+ * PF_BATCH), read one record at a time; hf_hprof_test_pf_fail set, the read
+ * of the pass's record of that number (from 1) fails. */
 size_t hf_hprof_test_pf_batch;
 uint64_t hf_hprof_test_pf_fail;
 
@@ -3200,7 +3202,7 @@ typedef struct park_fetch {
 	pf_batch *job;
 } park_fetch;
 
-/* Reads records of b, PF_CLAIM at a time, till none is left or one fails. */
+/* Reads records of b, b->step at a time, till none is left or one fails. */
 static void pf_read(int fd, pf_batch *b, pf_fail *fail)
 {
 	fail->at = SIZE_MAX;
@@ -3252,7 +3254,7 @@ static hf_status pf_gather(reader *r, pf_cursor *c, pf_batch *b)
 	size_t cap = PF_BATCH;
 	if (hf_hprof_test_pf_batch && hf_hprof_test_pf_batch < PF_BATCH)
 		cap = hf_hprof_test_pf_batch;
-	b->step = cap < PF_BATCH ? 1 : PF_CLAIM;
+	b->step = hf_hprof_test_pf_batch ? 1 : PF_CLAIM;
 	b->first = c->items + 1;
 	b->n = 0;
 	while (b->n < cap && !c->end) {
@@ -3298,6 +3300,9 @@ static hf_status pf_gather(reader *r, pf_cursor *c, pf_batch *b)
 /* A batch's Strings, their records read: as resolve_refs would. */
 static hf_status pf_resolve(reader *r, const pf_batch *b)
 {
+	/* A record one reader could not read: those after it, claimed by the
+	 * other, may have been read, but all before it were. */
+	const pf_fail *fl = &b->fail[b->fail[1].at < b->fail[0].at];
 	for (size_t i = 0; i < b->n; i++) {
 		const pf_item *it = &b->item[i];
 		if (r->refs[it->ref].off & REF_DONE)
@@ -3309,9 +3314,6 @@ static hf_status pf_resolve(reader *r, const pf_batch *b)
 		if (st)
 			return st;
 		r->dump = (uint32_t)(it->e.at & 0x7FFF);
-		/* A record one reader could not read: those after it, claimed by
-		 * the other, may have been read, but all before it were. */
-		const pf_fail *fl = &b->fail[b->fail[1].at < b->fail[0].at];
 		if (i >= fl->at) {
 			errno = fl->err ? fl->err : EIO;
 			return park_io(r);

@@ -271,7 +271,7 @@ hf_status hf_input_read_at(hf_input *in, uint64_t off, void *dst, size_t n, size
  * the whole input again instead of its index of text arrays. */
 extern int hf_hprof_test_reread;
 /* Tests (hprof.c): the pass over the index for parked Strings reads their
- * records in batches of hf_hprof_test_pf_batch (0: its own size), one
+ * records in batches of hf_hprof_test_pf_batch (0: its own size), then one
  * record at a time, and fails at record hf_hprof_test_pf_fail (from 1). */
 extern size_t hf_hprof_test_pf_batch;
 extern uint64_t hf_hprof_test_pf_fail;

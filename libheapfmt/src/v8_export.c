@@ -815,8 +815,8 @@ static hf_status write_trace_tree(exp *x, uint64_t *count)
  * A reader that decodes the file piece by piece, as the npm package
  * v8-heapsnapshot does (oboe over a byte stream), makes two U+FFFD of a
  * UTF-8 character that falls across two pieces; V8's own files never have
- * one.  Text that is not UTF-8 (none of heapfmt's readers stores such) has
- * its bad bytes made U+FFFD first.  ASCII text, most of it, goes the faster
+ * one.  Text that is not UTF-8 (none of heapfmt's readers stores such) is
+ * decoded as modified UTF-8 first (bad bytes become U+FFFD).  ASCII text, most of it, goes the faster
  * way of the NDJSON writer.
  */
 static bool json_ascii(hf_buf *b, const char *s, size_t n)
@@ -829,7 +829,7 @@ static bool json_ascii(hf_buf *b, const char *s, size_t n)
 	char *clean = NULL;
 	json_t *j = json_stringn(s, n);
 	if (!j) {
-		if (n > (SIZE_MAX - 1) / 3 || !(clean = malloc(3 * n + 1)))
+		if (n > (SIZE_MAX - 4) / 3 || !(clean = malloc(HF_MUTF8_OUT_MAX(n))))
 			return false;
 		j = json_stringn(clean, hf_mutf8_decode((const uint8_t *)s, n, clean));
 	}
