@@ -819,7 +819,8 @@ static hf_status write_trace_tree(exp *x, uint64_t *count)
  * decoded as modified UTF-8 first (bad bytes become U+FFFD).  ASCII text
  * goes the NDJSON writer's faster way.  Measured on the database of the
  * 1 GB benchmark dump (2.47 M strings, many of them Greek, Cyrillic, CJK):
- * the export 19.9-20.3 s with raw UTF-8, 20.9-21.2 s so.
+ * the export 19.9-20.3 s with raw UTF-8, 20.9-21.2 s so with two dumps
+ * a string, 18.2-20.2 s with one (the VM drifts by that much).
  */
 static bool json_ascii(hf_buf *b, const char *s, size_t n)
 {
@@ -829,17 +830,22 @@ static bool json_ascii(hf_buf *b, const char *s, size_t n)
 	if (i == n) /* the same bytes as jansson's (test_unit.c, test_json_escape) */
 		return hf_buf_json_string(b, s, n);
 	char *clean = NULL;
+	size_t len = n;
 	json_t *j = json_stringn(s, n);
 	if (!j) {
 		if (n > (SIZE_MAX - 4) / 3 || !(clean = malloc(HF_MUTF8_OUT_MAX(n))))
 			return false;
-		j = json_stringn(clean, hf_mutf8_decode((const uint8_t *)s, n, clean));
+		len = hf_mutf8_decode((const uint8_t *)s, n, clean);
+		j = json_stringn(clean, len);
 	}
-	const size_t flags = JSON_ENCODE_ANY | JSON_ENSURE_ASCII;
-	size_t need = j ? json_dumpb(j, NULL, 0, flags) : 0;
-	bool ok = need && hf_buf_reserve(b, need) && json_dumpb(j, (char *)b->data + b->len, need, flags) == need;
+	/* At most 6 bytes out for each byte of UTF-8 in (\uXXXX for one to
+	 * three bytes, two of them for four), and the quotes: one dump. */
+	size_t cap = len <= (SIZE_MAX - 2) / 6 ? 6 * len + 2 : 0;
+	size_t got = j && cap && hf_buf_reserve(b, cap) ?
+	             json_dumpb(j, (char *)b->data + b->len, cap, JSON_ENCODE_ANY | JSON_ENSURE_ASCII) : 0;
+	bool ok = got && got <= cap;
 	if (ok)
-		b->len += need;
+		b->len += got;
 	json_decref(j);
 	free(clean);
 	return ok;
