@@ -88,7 +88,9 @@ def main(tools, src, build):
         # character as \uXXXX (a reader that decodes the file by pieces, as
         # the npm parser of test_v8.py node does, split a UTF-8 character
         # across two into two U+FFFD now and then), with the same strings.
+        # The meta too (V8's never holds anything but ASCII).
         wide = good.replace(b'"run"', b'"r\xc3\xb5n \xe4\xb8\xad\xf0\x9f\x98\x80"')
+        wide = wide.replace(b'"node_fields"', b'"note":"m\xc3\xa9ta \xf0\x9f\x98\x80","node_fields"', 1)
         path, db, back = (os.path.join(tmp, n) for n in ("wide.heapsnapshot", "wide.db", "back.heapsnapshot"))
         with open(path, "wb") as f:
             f.write(wide)
@@ -100,6 +102,9 @@ def main(tools, src, build):
             check(data.isascii(), "the export is ASCII only (%d other bytes)" % sum(b > 127 for b in data))
             strings = json.loads(data)["strings"]
             check("r\u00f5n \u4e2d\U0001F600" in strings, "the string comes back whole")
+            meta = json.loads(data)["snapshot"]["meta"]
+            check(meta.get("note") == "m\u00e9ta \U0001F600" and list(meta)[:2] == ["note", "node_fields"],
+                  "the meta's string comes back whole, in its place: %r" % meta.get("note"))
             check(sorted(strings) == sorted(json.loads(wide)["strings"]),
                   "the export's strings are the snapshot's")
             # A text that is not UTF-8 in the database (no reader of heapfmt

@@ -887,6 +887,28 @@ static hf_status write_strings(exp *x)
 	return HF_OK;
 }
 
+/* The snapshot's meta as V8 writes it, ASCII only (see json_ascii): *text
+ * is replaced when it holds anything else (a meta of V8's never does). */
+static hf_status ascii_meta(exp *x, char **text)
+{
+	const unsigned char *p = (const unsigned char *)*text;
+	while (*p && *p < 0x80)
+		p++;
+	if (!*p)
+		return HF_OK;
+	hf_buf b;
+	hf_buf_init(&b);
+	char *t = NULL;
+	if (hf_jval_dump_with(&x->meta, &b, json_ascii) && hf_buf_append(&b, "", 1))
+		t = strdup((const char *)b.data);
+	hf_buf_free(&b);
+	if (!t)
+		return nomem(x);
+	free(*text);
+	*text = t;
+	return HF_OK;
+}
+
 static hf_status write_all(exp *x)
 {
 	hf_status st;
@@ -915,6 +937,8 @@ static hf_status write_all(exp *x)
 	x->st->v8_origin = x->v8;
 	meta_text = x->v8 ? v8meta : standard_meta;
 	st = use_meta(x, meta_text);
+	if (!st && x->v8 && !(st = ascii_meta(x, &v8meta)))
+		meta_text = v8meta;
 	if (!st)
 		st = load_types(x);
 	if (!st)

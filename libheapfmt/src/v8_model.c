@@ -897,7 +897,7 @@ const hf_jval *hf_jval_get(const hf_jval *obj, const char *key)
 	return NULL;
 }
 
-bool hf_jval_dump(const hf_jval *v, hf_buf *out)
+bool hf_jval_dump_with(const hf_jval *v, hf_buf *out, bool (*str)(hf_buf *b, const char *s, size_t n))
 {
 	char num[40];
 	switch (v->type) {
@@ -910,7 +910,7 @@ bool hf_jval_dump(const hf_jval *v, hf_buf *out)
 			return hf_buf_append(out, "null", 4);
 		snprintf(num, sizeof num, "%.17g", v->d);
 		return hf_buf_append(out, num, strlen(num));
-	case HF_JV_STRING: return hf_buf_json_string(out, v->s, v->n);
+	case HF_JV_STRING: return str(out, v->s, v->n);
 	case HF_JV_ARRAY:
 	case HF_JV_OBJECT: {
 		int obj = v->type == HF_JV_OBJECT;
@@ -919,16 +919,21 @@ bool hf_jval_dump(const hf_jval *v, hf_buf *out)
 		for (size_t i = 0; i < v->n; i++) {
 			if (i && !hf_buf_append(out, ",", 1))
 				return false;
-			if (obj && (!hf_buf_json_string(out, v->keys[i], v->keylens[i]) ||
+			if (obj && (!str(out, v->keys[i], v->keylens[i]) ||
 			            !hf_buf_append(out, ":", 1)))
 				return false;
-			if (!hf_jval_dump(&v->items[i], out))
+			if (!hf_jval_dump_with(&v->items[i], out, str))
 				return false;
 		}
 		return hf_buf_append(out, obj ? "}" : "]", 1);
 	}
 	}
 	return false;
+}
+
+bool hf_jval_dump(const hf_jval *v, hf_buf *out)
+{
+	return hf_jval_dump_with(v, out, hf_buf_json_string);
 }
 
 /* ---- V8's names ---------------------------------------------------------------------- */

@@ -103,6 +103,9 @@ void hf_jval_free(hf_jval *v);
 const hf_jval *hf_jval_get(const hf_jval *obj, const char *key);
 /* Appends compact JSON text. */
 bool hf_jval_dump(const hf_jval *v, hf_buf *out);
+/* The same with the strings (keys too) written by str: hf_buf_json_string
+ * for hf_jval_dump. */
+bool hf_jval_dump_with(const hf_jval *v, hf_buf *out, bool (*str)(hf_buf *b, const char *s, size_t n));
 
 /* ---- V8's names ------------------------------------------------------------ */
 
