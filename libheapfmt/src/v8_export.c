@@ -898,14 +898,12 @@ static hf_status ascii_meta(exp *x, char **text)
 		return HF_OK;
 	hf_buf b;
 	hf_buf_init(&b);
-	char *t = NULL;
-	if (hf_jval_dump_with(&x->meta, &b, json_ascii) && hf_buf_append(&b, "", 1))
-		t = strdup((const char *)b.data);
-	hf_buf_free(&b);
-	if (!t)
+	if (!hf_jval_dump_with(&x->meta, &b, json_ascii) || !hf_buf_append(&b, "", 1)) {
+		hf_buf_free(&b);
 		return nomem(x);
+	}
 	free(*text);
-	*text = t;
+	*text = (char *)b.data;  /* the buffer's memory (malloc'd) is the text's now */
 	return HF_OK;
 }
 
