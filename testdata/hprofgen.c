@@ -1664,6 +1664,85 @@ static void scen_deep_chain(buf *b)
 	end_segments(b, at);
 }
 
+/* layout-*: a 64-bit HotSpot dump whose objects lie side by side as a VM of
+ * the given layout places them (reference width, object and array header),
+ * from 0x10000000 on: below 32 GiB, where the first address alone would say
+ * compressed oops and class pointers.  Classes: A {int i; Object r},
+ * B extends A {long l}, C {long x; double y} (every field 8 bytes wide),
+ * D {byte b}, E (no fields); arrays int[], long[], byte[], Object[].  The
+ * objects cycle through those kinds, arrays of 0-6 elements. */
+static uint64_t layout_size(unsigned oop, unsigned hdr, unsigned ahdr, unsigned kind, unsigned len)
+{
+	uint64_t x;
+	switch (kind) {
+	case 0: x = hdr + 4 + oop; break;                      /* A */
+	case 1: x = hdr + 4 + oop + 8; break;                  /* B */
+	case 2: x = hdr + 16 + (hdr % 8 ? 4 : 0); break;       /* C: the 4-byte hole */
+	case 3: x = hdr + 1; break;                            /* D */
+	case 4: x = hdr; break;                                /* E */
+	case 5: x = ahdr + 4 * len; break;                     /* int[] */
+	case 6: x = ((ahdr + 7) & ~7u) + 8 * len; break;       /* long[] */
+	case 7: x = ahdr + len; break;                         /* byte[] */
+	default: x = (oop == 8 ? ((ahdr + 7) & ~7u) : ahdr) + oop * len; /* Object[] */
+	}
+	return (x + 7) & ~(uint64_t)7;
+}
+
+static void scen_layout(buf *b, unsigned oop, unsigned hdr, unsigned ahdr)
+{
+	header(b, "JAVA PROFILE 1.0.2", 8, 1700000000000ULL);
+	const uint64_t S = 0x7F3A00001000ULL, C = 0x700000000ULL;
+	static const char *const names[] = { "java/lang/Object", "com/example/A", "com/example/B",
+		"com/example/C", "com/example/D", "com/example/E", "[I", "[J", "[B", "[Ljava/lang/Object;",
+		"i", "r", "l", "x", "y", "b" };
+	enum { N_I = 10, N_R, N_L, N_X, N_Y, N_B };
+	for (unsigned i = 0; i < sizeof names / sizeof *names; i++)
+		utf8(b, S + 16 * i, names[i]);
+	for (unsigned i = 0; i < 10; i++)
+		load_class(b, i + 1, C + 0x100 * i, S + 16 * i);
+	size_t at = rec_begin(b, TAG_HEAP_DUMP_SEGMENT);
+	static const field fa[] = { { S + 16 * N_I, T_INT, 0 }, { S + 16 * N_R, T_OBJECT, 0 } };
+	static const field fb[] = { { S + 16 * N_L, T_LONG, 0 } };
+	static const field fc[] = { { S + 16 * N_X, T_LONG, 0 }, { S + 16 * N_Y, T_DOUBLE, 0 } };
+	static const field fd[] = { { S + 16 * N_B, T_BYTE, 0 } };
+	class_plain(b, C, 0, 0);
+	cdump a = { .id = C + 0x100, .super = C, .isize = 12, .fields = fa, .nif = 2 };
+	cdump bb = { .id = C + 0x200, .super = C + 0x100, .isize = 8, .fields = fb, .nif = 1 };
+	cdump c = { .id = C + 0x300, .super = C, .isize = 16, .fields = fc, .nif = 2 };
+	cdump d = { .id = C + 0x400, .super = C, .isize = 1, .fields = fd, .nif = 1 };
+	class_dump(b, &a);
+	class_dump(b, &bb);
+	class_dump(b, &c);
+	class_dump(b, &d);
+	for (unsigned i = 5; i < 10; i++)
+		class_plain(b, C + 0x100 * i, C, 0);
+	uint64_t addr = 0x10000000;
+	for (unsigned k = 0; k < 400; k++) {
+		unsigned kind = k % 9, len = (k / 9) % 7;
+		buf f = { 0 };
+		switch (kind) {
+		case 0: u4(&f, k); id(&f, 0); instance_dump(b, addr, C + 0x100, &f); break;
+		case 1: u4(&f, k); id(&f, 0x10000000); u8(&f, k); instance_dump(b, addr, C + 0x200, &f); break;
+		case 2: u8(&f, k); u8(&f, 0); instance_dump(b, addr, C + 0x300, &f); break;
+		case 3: u1(&f, k & 0x7F); instance_dump(b, addr, C + 0x400, &f); break;
+		case 4: instance_dump(b, addr, C + 0x500, &f); break;
+		case 5: { int32_t v[7] = { 0 }; primitive_array(b, addr, T_INT, len, v); break; }
+		case 6: { int64_t v[7] = { 0 }; primitive_array(b, addr, T_LONG, len, v); break; }
+		case 7: primitive_array(b, addr, T_BYTE, len, "abcdefg"); break;
+		default: { uint64_t e[7] = { 0 }; object_array(b, addr, C + 0x900, len, e); }
+		}
+		free(f.p);
+		addr += layout_size(oop, hdr, ahdr, kind, len);
+	}
+	root_simple(b, ROOT_UNKNOWN, 0x10000000);
+	end_segments(b, at);
+}
+
+static void scen_layout_coops(buf *b) { scen_layout(b, 4, 12, 16); }
+static void scen_layout_nocoops(buf *b) { scen_layout(b, 8, 12, 16); }
+static void scen_layout_nocoops_noccp(buf *b) { scen_layout(b, 8, 16, 24); }
+static void scen_layout_coops_noccp(buf *b) { scen_layout(b, 4, 16, 24); }
+
 static const struct scenario {
 	const char *name;
 	void (*write)(buf *b);
@@ -1718,6 +1797,14 @@ static const struct scenario {
 	  "the UTF8 records of two field names after the heap dump that used them" },
 	{ "wide-class", scen_wide_class,
 	  "a class of 3000 int fields whose superclass declares one of their names again" },
+	{ "layout-coops", scen_layout_coops,
+	  "8-byte ids, objects side by side: compressed oops and class pointers" },
+	{ "layout-nocoops", scen_layout_nocoops,
+	  "8-byte ids below 32 GiB, objects side by side: 8-byte references, 12-byte headers" },
+	{ "layout-nocoops-noccp", scen_layout_nocoops_noccp,
+	  "8-byte ids below 32 GiB, objects side by side: 8-byte references, 16-byte headers" },
+	{ "layout-coops-noccp", scen_layout_coops_noccp,
+	  "8-byte ids, objects side by side: 4-byte references, 16-byte headers" },
 	{ "wrapped-length", scen_wrapped_length,
 	  "1.0.1 HEAP DUMP over 4 GiB, length modulo 2^32 (a sparse file of 4 GiB)" },
 };

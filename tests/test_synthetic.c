@@ -851,6 +851,7 @@ static void check_id8(sqlite3 *db, const conv *c)
 	const long long C = 0x712000000LL, O = 0x712100000LL;
 	CHECK_STR(meta(db, "hprof.id_size"), "8", "id size");
 	CHECK_STR(meta(db, "hprof.compressed_oops"), "true", "compressed oops (ids below 32 GiB)");
+	CHECK_STR(meta(db, "hprof.size_model_from"), "address", "objects not side by side: the first address decides");
 	CHECK_STR(meta(db, "hprof.warnings"), "0", "warnings");
 	CHECK_STR(qs(db, "SELECT name FROM cls WHERE id = %lld", C + 0x100), "java.lang.String", "String class");
 	CHECK_STR(qs(db, "SELECT raw_name FROM cls WHERE id = %lld", C + 0x100), "java/lang/String",
@@ -1621,6 +1622,62 @@ static void fresh_dir(const char *dir)
 	closedir(d);
 }
 
+/* layout-*: the size model found from the objects' spacing; the sizes
+ * worked out by hand for each layout (schema/README.md, Shallow sizes). */
+static void check_layout(sqlite3 *db, const char *coops, const char *ccp, const long long want[9])
+{
+	const long long C = 0x700000000LL;
+	static const char *const what[9] = { "A {int, ref}", "B extends A {long}", "C {long, double}",
+		"D {byte}", "E {}", "int[3]", "long[3]", "byte[3]", "Object[3]" };
+	CHECK_STR(meta(db, "hprof.warnings"), "0", "warnings");
+	CHECK_STR(meta(db, "hprof.compressed_oops"), coops, "compressed oops");
+	CHECK_STR(meta(db, "hprof.compressed_class_pointers"), ccp, "compressed class pointers");
+	CHECK_STR(meta(db, "hprof.size_model_from"), "spacing", "model from the objects' spacing");
+	CHECK_EQ_I(count_nodes(db, 2) + count_nodes(db, 3) + count_nodes(db, 4), 400, "objects");
+	char msg[64];
+	for (int k = 0; k < 5; k++) {
+		snprintf(msg, sizeof msg, "size of %s", what[k]);
+		CHECK_EQ_I(qi(db, "SELECT min(size) FROM node WHERE class = %lld", C + 0x100 * (k + 1)), want[k], msg);
+		snprintf(msg, sizeof msg, "one size for every %s", what[k]);
+		CHECK_EQ_I(qi(db, "SELECT count(DISTINCT size) FROM node WHERE class = %lld", C + 0x100 * (k + 1)),
+		           1, msg);
+	}
+	static const char *const types[] = { "int", "long", "byte" };
+	for (int k = 0; k < 3; k++) {
+		snprintf(msg, sizeof msg, "size of %s", what[5 + k]);
+		CHECK_EQ_I(qi(db, "SELECT n.size FROM node AS n JOIN node_primitive_array AS a ON"
+		              " a.node_identifier = n.identifier WHERE a.element_type = '%s' AND a.length = 3",
+		              types[k]), want[5 + k], msg);
+	}
+	CHECK_EQ_I(qi(db, "SELECT n.size FROM node AS n JOIN node_object_array AS a ON"
+	              " a.node_identifier = n.identifier WHERE a.length = 3"), want[8], "size of Object[3]");
+}
+
+/* Each layout scenario's model and sizes (the order of check_layout's). */
+static const struct {
+	const char *file, *coops, *ccp;
+	long long want[9];
+} layouts[] = {
+	{ "layout-coops.hprof", "true", "true", { 24, 32, 32, 16, 16, 32, 40, 24, 32 } },
+	{ "layout-nocoops.hprof", "false", "true", { 24, 32, 32, 16, 16, 32, 40, 24, 40 } },
+	{ "layout-nocoops-noccp.hprof", "false", "false", { 32, 40, 32, 24, 16, 40, 48, 32, 48 } },
+	{ "layout-coops-noccp.hprof", "true", "false", { 24, 32, 32, 24, 16, 40, 48, 32, 40 } },
+};
+
+/* The scenario is known by its file's name. */
+static void check_layouts(sqlite3 *db, const conv *c)
+{
+	(void)c;
+	const char *file = meta(db, "target_file");
+	const char *base = file && strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
+	for (size_t i = 0; base && i < sizeof layouts / sizeof *layouts; i++)
+		if (!strcmp(base, layouts[i].file)) {
+			check_layout(db, layouts[i].coops, layouts[i].ccp, layouts[i].want);
+			return;
+		}
+	CHECK(0, "a layout scenario's file: %s", file ? file : "(none)");
+}
+
 typedef void (*check_fn)(sqlite3 *db, const conv *c);
 
 static const struct {
@@ -1651,6 +1708,10 @@ static const struct {
 	{ "android-converted", check_android_converted },
 	{ "segments-then-dump", check_segments_then_dump },
 	{ "names-after-use", check_names_after_use },
+	{ "layout-coops", check_layouts },
+	{ "layout-nocoops", check_layouts },
+	{ "layout-nocoops-noccp", check_layouts },
+	{ "layout-coops-noccp", check_layouts },
 	{ "unknown-tag", NULL },     /* needs the file: see below */
 	{ "truncated", NULL },
 };
@@ -1927,7 +1988,10 @@ static void sample_histogram(sqlite3 *db, const char *histo, json_t *differs)
 	json_decref(ours);
 }
 
-static void test_sample(const char *dump, const char *expected, const char *histo, const char *outdir)
+/* model: NULL, or the size model the dump's VM had and heapfmt must find
+ * from the objects' spacing: "COOPS,CCP", each true or false. */
+static void test_sample(const char *dump, const char *expected, const char *histo, const char *outdir,
+                        const char *model)
 {
 	json_error_t je;
 	json_t *ex = json_load_file(expected, 0, &je);
@@ -1935,7 +1999,9 @@ static void test_sample(const char *dump, const char *expected, const char *hist
 	if (!ex)
 		return;
 	char dir[1024], dbp[1200];
-	snprintf(dir, sizeof dir, "%s/sample", outdir);
+	/* A directory per dump: the samples' tests run side by side. */
+	const char *base = strrchr(dump, '/') ? strrchr(dump, '/') + 1 : dump;
+	snprintf(dir, sizeof dir, "%s/%.*s", outdir, (int)strcspn(base, "."), base);
 	fresh_dir(dir);
 	snprintf(dbp, sizeof dbp, "%s/sample.db", dir);
 	hf_hprof_options o;
@@ -1954,6 +2020,14 @@ static void test_sample(const char *dump, const char *expected, const char *hist
 	           json_integer_value(json_object_get(ex, "id_size")), "id size");
 	CHECK_STR(meta(db, "hprof.warnings"), "0", "warnings");
 	CHECK_STR(meta(db, "heapfmt.unresolved_strings"), "0", "unresolved strings");
+	if (model) {
+		char coops[8] = "";
+		snprintf(coops, sizeof coops, "%.*s", (int)strcspn(model, ","), model);
+		CHECK_STR(meta(db, "hprof.compressed_oops"), coops, "compressed oops");
+		CHECK_STR(meta(db, "hprof.compressed_class_pointers"), model + strcspn(model, ",") + (strchr(model, ',') != NULL),
+		          "compressed class pointers");
+		CHECK_STR(meta(db, "hprof.size_model_from"), "spacing", "model from the objects' spacing");
+	}
 
 	const char *holder_name = json_string_value(json_object_get(ex, "holder"));
 	int64_t holder = qi(db, "SELECT id FROM cls WHERE name = %Q", holder_name);
@@ -2097,12 +2171,12 @@ static void test_sample(const char *dump, const char *expected, const char *hist
 
 int main(int argc, char **argv)
 {
-	if (argc == 6 && !strcmp(argv[1], "sample")) {
+	if ((argc == 6 || argc == 7) && !strcmp(argv[1], "sample")) {
 		if (access(argv[2], R_OK) != 0) {
 			fprintf(stderr, "SKIP: %s missing\n", argv[2]);
 			return TEST_SKIP;
 		}
-		test_sample(argv[2], argv[3], argv[4], argv[5]);
+		test_sample(argv[2], argv[3], argv[4], argv[5], argc == 7 ? argv[6] : NULL);
 		return t_done("sample");
 	}
 	if (argc != 4) {

@@ -202,6 +202,7 @@ typedef struct reader {
 	hf_map heaps_seen;   /* heap id -> name sid */
 	int coops_decided, coops;
 	unsigned oop, obj_header, arr_header;
+	const char *model_from; /* how the HotSpot size model was decided */
 	int emit;            /* the current dump is selected */
 
 	/* class nodes of the open dump (pending_class), their --values JSON */
@@ -720,8 +721,328 @@ static int class_layout(reader *r, class_info *c)
 	return c->layout = 1;
 }
 
-/* Decides the HotSpot size model at the first object (see schema/README.md). */
-static void decide_model(reader *r, uint64_t first_id)
+/* The heap-dump record being read. */
+typedef struct heap_ctx {
+	unsigned tag;        /* 0x0C or 0x1C */
+	uint64_t left;       /* bytes left in the record */
+} heap_ctx;
+
+/* ---- the size model ----------------------------------------------------------
+ * A 64-bit HotSpot object's size depends on three things the dump does not
+ * state: the width of a reference (4 with compressed oops, else 8), of the
+ * object header (12 with a compressed class pointer, else 16) and of the
+ * array header (16, else 24).  The layouts the VM can have: */
+typedef struct size_model {
+	unsigned oop, obj_header, arr_header;
+} size_model;
+static const size_model hotspot_models[] = {
+	{ 4, 12, 16 },  /* compressed oops and class pointers (the default) */
+	{ 8, 12, 16 },  /* no compressed oops, compressed class pointers (JDK 15+) */
+	{ 8, 16, 24 },  /* neither (JDK 14 or older without compressed oops) */
+	{ 4, 16, 24 },  /* compressed oops, -XX:-UseCompressedClassPointers */
+};
+#define NMODELS (sizeof hotspot_models / sizeof *hotspot_models)
+
+/* Which one, from the objects' spacing.  HotSpot allocates objects side by
+ * side and its dumper walks the heap in address order, so an object's id
+ * (its address) is most often the id of the object written before it plus
+ * that one's size.  Before the first object, the sub-records of the next
+ * SNIFF_WINDOW bytes are read ahead (the class dumps, which HotSpot writes
+ * first, for the field lists; then objects), and each layout scores the
+ * consecutive pairs it spaces exactly.  Reading ahead only informs: it stops
+ * at anything it does not understand, and the records are read again, and
+ * checked, as usual. */
+#define SNIFF_WINDOW ((size_t)16 << 20)
+#define SNIFF_PAIRS 65536
+#define SNIFF_MIN 32            /* pairs the winner must space, at least */
+
+typedef struct sniff_class {
+	uint64_t super;
+	uint64_t refs, prim;     /* reference fields; bytes of the primitive ones */
+	uint8_t prim8, prim_small; /* has 8-byte primitives; has narrower ones */
+	uint8_t state;           /* 0 own fields only, 1 whole chain, 2 chain unknown, 3 in work */
+} sniff_class;
+
+typedef struct sniff_pair {
+	uint64_t cls;            /* instance: its class; array: 0 */
+	uint64_t count;          /* array: elements */
+	uint32_t gap;            /* id of the next object minus this one's */
+	uint8_t kind;            /* 0 instance, 1 object array, 2 primitive array */
+	uint8_t width;           /* primitive array: element width */
+} sniff_pair;
+
+typedef struct sniffer {
+	hf_map ix;               /* class id -> classes[] index */
+	sniff_class *classes;
+	size_t nclasses, cap;
+	sniff_pair *pairs;
+	size_t npairs;
+	int have_prev;
+	uint64_t prev_id;
+	sniff_pair prev;
+} sniffer;
+
+static void sniff_object(sniffer *s, uint64_t id, const sniff_pair *o)
+{
+	if (s->have_prev && id > s->prev_id && id - s->prev_id <= UINT32_MAX && s->npairs < SNIFF_PAIRS) {
+		s->pairs[s->npairs] = s->prev;
+		s->pairs[s->npairs++].gap = (uint32_t)(id - s->prev_id);
+	}
+	s->have_prev = 1;
+	s->prev_id = id;
+	s->prev = *o;
+}
+
+/* Adds to each class's fields those of its superclasses (state 1), or marks
+ * it 2 when a class of its chain is not in the window or the chain loops.
+ * Each class is done once: up to the first done class, then down. */
+static void sniff_chains(sniffer *s)
+{
+	size_t *path = malloc((s->nclasses ? s->nclasses : 1) * sizeof *path);
+	if (!path)
+		return;     /* no instance is sized: the arrays still count */
+	for (size_t i = 0; i < s->nclasses; i++) {
+		size_t n = 0, at = i;
+		int bad = 0;
+		while (s->classes[at].state == 0) {
+			sniff_class *k = &s->classes[at];
+			path[n++] = at;
+			k->state = 3;                /* on the path */
+			if (!k->super)
+				break;
+			uint64_t *ix = hf_map_get(&s->ix, k->super);
+			if (!ix || s->classes[*ix].state >= 2) {
+				bad = 1;             /* absent, known bad, or a loop */
+				break;
+			}
+			at = (size_t)*ix;
+		}
+		for (size_t j = n; j-- > 0;) {
+			sniff_class *k = &s->classes[path[j]];
+			if (bad) {
+				k->state = 2;
+				continue;
+			}
+			if (k->super) {
+				const sniff_class *up = &s->classes[*hf_map_get(&s->ix, k->super)];
+				k->refs += up->refs;
+				k->prim += up->prim;
+				k->prim8 |= up->prim8;
+				k->prim_small |= up->prim_small;
+			}
+			k->state = 1;
+		}
+	}
+	free(path);
+}
+
+/* The size of a pair's first object under model m, or 0 when unknown. */
+static uint64_t sniff_size(sniffer *s, const sniff_pair *o, const size_model *m)
+{
+	if (o->kind == 1 || o->kind == 2) {
+		unsigned w = o->kind == 1 ? m->oop : o->width;
+		uint64_t base = w == 8 ? align8(m->arr_header) : m->arr_header;
+		return align8(base + o->count * w);   /* count < 2^32, w <= 8 */
+	}
+	uint64_t *ix = hf_map_get(&s->ix, o->cls);
+	if (!ix || s->classes[*ix].state != 1)
+		return 0;
+	const sniff_class *k = &s->classes[*ix];
+	int prim8 = k->prim8, small = k->prim_small;
+	if (k->refs && m->oop == 8)
+		prim8 = 1;
+	else if (k->refs)
+		small = 1;
+	uint64_t total = m->obj_header + k->prim + k->refs * m->oop;
+	if ((m->obj_header % 8) && prim8 && !small)
+		total += 8 - m->obj_header % 8;
+	return align8(total);
+}
+
+/* Reads ahead from the body of the current sub-record (tag sub); returns
+ * the index of the model that spaces the objects best, or -1 when none
+ * stands out (too few objects in the window, or addresses that do not
+ * follow each other). */
+static int sniff_model(reader *r, heap_ctx *h, unsigned sub)
+{
+	const unsigned I = r->idsize;
+	const uint8_t *p;
+	size_t avail;
+	hf_error ignored;
+	memset(&ignored, 0, sizeof ignored);
+	if (hf_input_peek(r->in, SNIFF_WINDOW, &p, &avail, &ignored) || I != 8)
+		return -1;
+	sniffer s;
+	memset(&s, 0, sizeof s);
+	hf_map_init(&s.ix);
+	s.pairs = malloc(SNIFF_PAIRS * sizeof *s.pairs);
+	int found = -1;
+	if (!s.pairs)
+		goto out;
+	size_t q = 0;
+	uint64_t left = h->left;   /* of the record the reading is in */
+	for (;;) {
+		/* Bytes of this sub-record's body that may be read: */
+		uint64_t room = avail - q;
+		if (room > left)
+			room = left;
+		uint64_t n;          /* its body's length */
+		const uint8_t *b = p + q;
+		switch (sub) {
+		case SUB_ROOT_UNKNOWN: case SUB_ROOT_STICKY_CLASS: case SUB_ROOT_MONITOR_USED:
+			n = I;
+			break;
+		case SUB_ROOT_JNI_GLOBAL: n = 2 * I; break;
+		case SUB_ROOT_JNI_LOCAL: case SUB_ROOT_JAVA_FRAME: case SUB_ROOT_THREAD_OBJECT:
+			n = I + 8;
+			break;
+		case SUB_ROOT_NATIVE_STACK: case SUB_ROOT_THREAD_BLOCK: n = I + 4; break;
+		case SUB_CLASS_DUMP: {
+			n = 7 * I + 8;
+			if (n + 2 > room)
+				goto decide;
+			uint64_t id = hf_beid(b, I), super = hf_beid(b + I + 4, I);
+			unsigned cp = hf_be16(b + n);
+			n += 2;
+			for (unsigned i = 0; i < cp; i++) {
+				if (n + 3 > room)
+					goto decide;
+				unsigned t = b[n + 2], w = type_size(r, t);
+				if (!w)
+					goto decide;
+				n += 3 + w;
+			}
+			if (n + 2 > room)
+				goto decide;
+			unsigned ns = hf_be16(b + n);
+			n += 2;
+			for (unsigned i = 0; i < ns; i++) {
+				if (n + I + 1 > room)
+					goto decide;
+				unsigned t = b[n + I], w = type_size(r, t);
+				if (!w)
+					goto decide;
+				n += I + 1 + w;
+			}
+			if (n + 2 > room)
+				goto decide;
+			unsigned nf = hf_be16(b + n);
+			n += 2;
+			sniff_class k = { super, 0, 0, 0, 0, 0 };
+			for (unsigned i = 0; i < nf; i++) {
+				if (n + I + 1 > room)
+					goto decide;
+				unsigned t = b[n + I], w = type_size(r, t);
+				if (!w)
+					goto decide;
+				if (t == T_OBJECT)
+					k.refs++;
+				else {
+					k.prim += w;
+					if (w == 8)
+						k.prim8 = 1;
+					else
+						k.prim_small = 1;
+				}
+				n += I + 1;
+			}
+			if (s.nclasses == s.cap) {
+				size_t nc = s.cap ? 2 * s.cap : 1024;
+				sniff_class *g = realloc(s.classes, nc * sizeof *g);
+				if (!g)
+					goto decide;
+				s.classes = g;
+				s.cap = nc;
+			}
+			if (!hf_map_put(&s.ix, id, s.nclasses))
+				goto decide;
+			s.classes[s.nclasses++] = k;
+			break;
+		}
+		case SUB_INSTANCE_DUMP: {
+			n = 2 * I + 8;
+			if (n > room)
+				goto decide;
+			n += hf_be32(b + 2 * I + 4);
+			sniff_pair o = { hf_beid(b + I + 4, I), 0, 0, 0, 0 };
+			sniff_object(&s, hf_beid(b, I), &o);
+			break;
+		}
+		case SUB_OBJECT_ARRAY_DUMP: {
+			n = 2 * I + 8;
+			if (n > room)
+				goto decide;
+			uint64_t count = hf_be32(b + I + 4);
+			n += count * I;
+			sniff_pair o = { 0, count, 0, 1, 0 };
+			sniff_object(&s, hf_beid(b, I), &o);
+			break;
+		}
+		case SUB_PRIMITIVE_ARRAY_DUMP: {
+			n = I + 9;
+			if (n > room)
+				goto decide;
+			uint64_t count = hf_be32(b + I + 4);
+			unsigned t = b[I + 8], w = t == T_OBJECT ? 0 : type_size(r, t);
+			if (!w)
+				goto decide;
+			n += count * w;
+			sniff_pair o = { 0, count, 0, 2, (uint8_t)w };
+			sniff_object(&s, hf_beid(b, I), &o);
+			break;
+		}
+		default:
+			goto decide;
+		}
+		if (n > room || s.npairs == SNIFF_PAIRS) /* past the window or its record; enough */
+			break;
+		q += n;
+		left -= n;
+		/* The next sub-record's tag: in this record, or past the header of
+		 * the HEAP DUMP SEGMENT that follows it. */
+		if (!left) {
+			if (avail - q < 10 || p[q] != TAG_HEAP_DUMP_SEGMENT)
+				break;
+			left = hf_be32(p + q + 5);
+			q += 9;
+			if (!left)
+				break;
+		}
+		if (q >= avail)
+			break;
+		sub = p[q++];
+		left--;
+	}
+decide:;
+	sniff_chains(&s);
+	uint64_t score[NMODELS] = { 0 };
+	for (size_t i = 0; i < s.npairs; i++)
+		for (size_t m = 0; m < NMODELS; m++)
+			score[m] += sniff_size(&s, &s.pairs[i], &hotspot_models[m]) == s.pairs[i].gap;
+	size_t best = 0;
+	for (size_t m = 1; m < NMODELS; m++)
+		if (score[m] > score[best])
+			best = m;
+	uint64_t runner = 0;
+	for (size_t m = 0; m < NMODELS; m++)
+		if (m != best && score[m] > runner)
+			runner = score[m];
+	/* The winner must space a good share of the pairs, and clearly more
+	 * than any other layout: several space most objects alike (the same
+	 * rounding), only some pairs tell them apart. */
+	if (score[best] >= SNIFF_MIN && score[best] >= s.npairs / 8 &&
+	    score[best] - runner >= SNIFF_MIN / 2 && score[best] - runner >= score[best] / 16)
+		found = (int)best;
+out:
+	hf_map_free(&s.ix);
+	free(s.classes);
+	free(s.pairs);
+	return found;
+}
+
+/* Decides the size model at the first CLASS, INSTANCE or ARRAY DUMP, whose
+ * body (tag sub) is next in the input (see schema/README.md). */
+static void decide_model(reader *r, heap_ctx *h, unsigned sub)
 {
 	if (r->coops_decided)
 		return;
@@ -746,12 +1067,33 @@ static void decide_model(reader *r, uint64_t first_id)
 		return;
 	}
 	int coops = r->opt->compressed_oops;
-	if (coops < 0)
-		coops = first_id < ((uint64_t)32 << 30);
-	r->coops = coops;
-	r->oop = coops ? 4 : 8;
-	r->obj_header = 12;
-	r->arr_header = 16;
+	const size_model *m;
+	int sniffed = coops < 0 ? sniff_model(r, h, sub) : -1;
+	if (sniffed >= 0) {
+		m = &hotspot_models[sniffed];
+		r->model_from = "spacing";
+	} else {
+		if (coops < 0) {
+			/* The first object's id: the first field of every one of
+			 * those sub-records. */
+			const uint8_t *p;
+			size_t avail;
+			hf_error ignored;
+			memset(&ignored, 0, sizeof ignored);
+			uint64_t first = 0;
+			if (!hf_input_peek(r->in, r->idsize, &p, &avail, &ignored) && avail >= r->idsize)
+				first = hf_beid(p, r->idsize);
+			coops = first < ((uint64_t)32 << 30);
+			r->model_from = "address";
+		} else {
+			r->model_from = "option";
+		}
+		m = &hotspot_models[coops ? 0 : 1];
+	}
+	r->oop = m->oop;
+	r->obj_header = m->obj_header;
+	r->arr_header = m->arr_header;
+	r->coops = m->oop == 4;
 }
 
 /* ---- output helpers ------------------------------------------------------ */
@@ -1939,11 +2281,6 @@ static hf_status dump_close(reader *r)
 
 /* ---- heap-dump sub-records --------------------------------------------------- */
 
-typedef struct heap_ctx {
-	unsigned tag;        /* 0x0C or 0x1C */
-	uint64_t left;       /* bytes left in the record */
-} heap_ctx;
-
 /* Peeks exactly n bytes of the current sub-record. */
 static hf_status need(reader *r, heap_ctx *h, uint64_t start, int sub, size_t n,
                       const uint8_t **p)
@@ -1983,7 +2320,6 @@ static hf_status class_dump(reader *r, heap_ctx *h, uint64_t start)
 #define NEED(n) do { if ((n) > avail - q) return fail(r, avail < want ? HF_ERR_TRUNCATED : HF_ERR_FORMAT, start, h->tag, SUB_CLASS_DUMP, "the class dump runs past the end of its record"); } while (0)
 	NEED(7 * I + 8);
 	uint64_t id = hf_beid(p, I);
-	decide_model(r, id);
 	uint64_t super = hf_beid(p + I + 4, I);
 	uint64_t loader = hf_beid(p + 2 * I + 4, I);
 	uint64_t signers = hf_beid(p + 3 * I + 4, I);
@@ -2176,7 +2512,6 @@ static hf_status instance_dump(reader *r, heap_ctx *h, uint64_t start)
 	uint64_t obj = hf_beid(p, I);
 	uint64_t cls = hf_beid(p + I + 4, I);
 	uint32_t n = hf_be32(p + 2 * I + 4);
-	decide_model(r, obj);
 	if ((uint64_t)n > h->left - (2 * I + 8))
 		return fail(r, HF_ERR_FORMAT, start, h->tag, SUB_INSTANCE_DUMP,
 		            "instance 0x%" PRIx64 " declares %u field bytes but only %" PRIu64 " remain in the record",
@@ -2202,7 +2537,6 @@ static hf_status object_array_dump(reader *r, heap_ctx *h, uint64_t start)
 	uint64_t obj = hf_beid(p, I);
 	uint32_t count = hf_be32(p + I + 4);
 	uint64_t cls = hf_beid(p + I + 8, I);
-	decide_model(r, obj);
 	uint64_t bytes = (uint64_t)count * I;
 	if (bytes > h->left - (2 * I + 8))
 		return fail(r, HF_ERR_FORMAT, start, h->tag, SUB_OBJECT_ARRAY_DUMP,
@@ -2249,7 +2583,6 @@ static hf_status primitive_array_dump(reader *r, heap_ctx *h, uint64_t start, in
 	uint64_t obj = hf_beid(p, I);
 	uint32_t count = hf_be32(p + I + 4);
 	unsigned t = p[I + 8];
-	decide_model(r, obj);
 	unsigned esz = (t == T_OBJECT) ? 0 : type_size(r, t);
 	if (!esz)
 		return fail(r, HF_ERR_FORMAT, start, h->tag, sub,
@@ -2466,6 +2799,10 @@ static hf_status heap_record(reader *r, unsigned tag, uint64_t length, int to_eo
 		}
 		unsigned sub = p[0];
 		take(r, &h, 1);
+		if (!r->coops_decided && (sub == SUB_CLASS_DUMP || sub == SUB_INSTANCE_DUMP ||
+		                          sub == SUB_OBJECT_ARRAY_DUMP || sub == SUB_PRIMITIVE_ARRAY_DUMP ||
+		                          sub == SUB_PRIMITIVE_ARRAY_NODATA))
+			decide_model(r, &h, sub);
 		switch (sub) {
 		case SUB_ROOT_UNKNOWN: case SUB_ROOT_STICKY_CLASS: case SUB_ROOT_MONITOR_USED:
 		case SUB_ROOT_INTERNED_STRING: case SUB_ROOT_FINALIZING: case SUB_ROOT_DEBUGGER:
@@ -3535,8 +3872,12 @@ static hf_status trailer(reader *r)
 			return st;
 	}
 	if (!r->android && r->idsize == 8) {
-		snprintf(buf, sizeof buf, "%s", r->coops ? "true" : "false");
-		if ((st = hf_sink_metadata(r->sink, "hprof.compressed_oops", buf, r->err)))
+		if ((st = hf_sink_metadata(r->sink, "hprof.compressed_oops", r->coops ? "true" : "false",
+		                           r->err)) ||
+		    (st = hf_sink_metadata(r->sink, "hprof.compressed_class_pointers",
+		                           r->obj_header == 12 ? "true" : "false", r->err)) ||
+		    (st = hf_sink_metadata(r->sink, "hprof.size_model_from",
+		                           r->model_from ? r->model_from : "address", r->err)))
 			return st;
 	}
 	if (r->stats->incomplete) {

@@ -2,7 +2,13 @@
 # Regenerates testdata/hprof/sample.hprof.gz and sample.histo.txt from
 # HeapSample.java.  Needs a JDK 17 (javac, java, jcmd).
 #
-#   testdata/java/make-dump.sh [OUTDIR]      (default: testdata/hprof)
+#   testdata/java/make-dump.sh [OUTDIR [VARIANT]]   (default: testdata/hprof)
+#
+# VARIANT noccp takes the dump from a VM without compressed oops and without
+# compressed class pointers (16-byte object headers, 8-byte references, as
+# every JDK 14 or older without compressed oops), into sample-noccp.hprof.gz
+# and sample-noccp.histo.txt: the size model heapfmt finds from the objects'
+# addresses is checked against that VM's histogram.
 #
 # It compiles HeapSample, runs it in a small serial-GC JVM without CDS
 # (-Xshare:off: no archived heap objects, a dump a third smaller), waits until
@@ -18,6 +24,12 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 out=${1:-"$here/../hprof"}
+variant=${2:-}
+case $variant in
+'') name=sample; flags= ;;
+noccp) name=sample-noccp; flags="-XX:-UseCompressedOops -XX:-UseCompressedClassPointers" ;;
+*) echo "make-dump: unknown variant '$variant' (noccp)" >&2; exit 2 ;;
+esac
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 work=$(mktemp -d)
@@ -32,7 +44,8 @@ trap 'exit 1' INT TERM HUP
 javac -encoding UTF-8 --release 17 -d "$work/classes" "$here/HeapSample.java"
 
 ready="$work/ready"
-java -Xmx64m -Xms64m -Xshare:off -XX:+UseSerialGC -XX:-UsePerfData -XX:+StartAttachListener \
+# shellcheck disable=SC2086 # $flags is a list
+java -Xmx64m -Xms64m -Xshare:off -XX:+UseSerialGC $flags -XX:-UsePerfData -XX:+StartAttachListener \
 	-cp "$work/classes" sample.HeapSample "$ready" >"$work/stdout" 2>&1 &
 jpid=$!
 i=0
@@ -48,7 +61,7 @@ jcmd "$jpid" GC.run >/dev/null
 sleep 1
 jcmd "$jpid" GC.class_histogram >/dev/null
 
-rm -f "$out/sample.hprof.gz" "$out/sample.histo.txt"
+rm -f "$out/$name.hprof.gz" "$out/$name.histo.txt"
 jcmd "$jpid" GC.class_histogram >"$work/histo.txt"
 jcmd "$jpid" GC.heap_dump -gz=1 "$work/sample.hprof.gz" >"$work/dump.log"
 jcmd "$jpid" GC.class_histogram >"$work/histo-after.txt"
@@ -58,12 +71,12 @@ jpid=
 
 grep -q "Heap dump file created" "$work/dump.log" || { cat "$work/dump.log" >&2; exit 1; }
 # jcmd starts with a line naming the pid: drop it, keep the table as printed.
-sed 1d "$work/histo.txt" >"$out/sample.histo.txt"
+sed 1d "$work/histo.txt" >"$out/$name.histo.txt"
 counts() { sed 1d "$1" | awk '$1 ~ /^[0-9]+:$/ { print $4, $2 }' | sort; }
 if [ "$(counts "$work/histo.txt")" != "$(counts "$work/histo-after.txt")" ]; then
 	echo "make-dump: the heap changed while it was dumped; run again" >&2
 	exit 1
 fi
 chmod 644 "$work/sample.hprof.gz"
-mv "$work/sample.hprof.gz" "$out/sample.hprof.gz"
-ls -l "$out/sample.hprof.gz" "$out/sample.histo.txt"
+mv "$work/sample.hprof.gz" "$out/$name.hprof.gz"
+ls -l "$out/$name.hprof.gz" "$out/$name.histo.txt"
