@@ -776,7 +776,8 @@ typedef struct sniffer {
 	sniff_class *classes;
 	size_t nclasses, cap;
 	sniff_pair *pairs;
-	size_t npairs;
+	size_t npairs, cap_pairs;
+	int full;                /* no more pairs: SNIFF_PAIRS, or out of memory */
 	int have_prev;
 	uint64_t prev_id;
 	sniff_pair prev;
@@ -784,9 +785,20 @@ typedef struct sniffer {
 
 static void sniff_object(sniffer *s, uint64_t id, const sniff_pair *o)
 {
-	if (s->have_prev && id > s->prev_id && id - s->prev_id <= UINT32_MAX && s->npairs < SNIFF_PAIRS) {
+	if (s->have_prev && id > s->prev_id && id - s->prev_id <= UINT32_MAX && !s->full) {
+		if (s->npairs == s->cap_pairs) {
+			size_t nc = s->cap_pairs ? 2 * s->cap_pairs : 256;
+			sniff_pair *g = realloc(s->pairs, nc * sizeof *g);
+			if (!g) {
+				s->full = 1;   /* decide on those */
+				return;
+			}
+			s->pairs = g;
+			s->cap_pairs = nc;
+		}
 		s->pairs[s->npairs] = s->prev;
 		s->pairs[s->npairs++].gap = (uint32_t)(id - s->prev_id);
+		s->full = s->npairs == SNIFF_PAIRS;
 	}
 	s->have_prev = 1;
 	s->prev_id = id;
@@ -875,10 +887,7 @@ static int sniff_model(reader *r, heap_ctx *h, unsigned sub)
 	sniffer s;
 	memset(&s, 0, sizeof s);
 	hf_map_init(&s.ix);
-	s.pairs = malloc(SNIFF_PAIRS * sizeof *s.pairs);
 	int found = -1;
-	if (!s.pairs)
-		goto out;
 	size_t q = 0;
 	uint64_t left = h->left;   /* of the record the reading is in */
 	for (;;) {
@@ -994,7 +1003,7 @@ static int sniff_model(reader *r, heap_ctx *h, unsigned sub)
 		default:
 			goto decide;
 		}
-		if (n > room || s.npairs == SNIFF_PAIRS) /* past the window or its record; enough */
+		if (n > room || s.full) /* past the window or its record; enough pairs */
 			break;
 		q += n;
 		left -= n;
@@ -1033,7 +1042,6 @@ decide:;
 	if (score[best] >= SNIFF_MIN && score[best] >= s.npairs / 8 &&
 	    score[best] - runner >= SNIFF_MIN / 2 && score[best] - runner >= score[best] / 16)
 		found = (int)best;
-out:
 	hf_map_free(&s.ix);
 	free(s.classes);
 	free(s.pairs);
