@@ -1665,13 +1665,15 @@ static void scen_deep_chain(buf *b)
 }
 
 /* layout-*: a 64-bit HotSpot dump whose objects lie side by side as a VM of
- * the given layout places them (reference width, object and array header),
- * from 0x10000000 on: below 32 GiB, where the first address alone would say
- * compressed oops and class pointers.  Classes: A {int i; Object r},
- * B extends A {long l}, C {long x; double y} (every field 8 bytes wide),
- * D {byte b}, E (no fields); arrays int[], long[], byte[], Object[].  The
- * objects cycle through those kinds, arrays of 0-6 elements. */
-static uint64_t layout_size(unsigned oop, unsigned hdr, unsigned ahdr, unsigned kind, unsigned len)
+ * the given layout places them (reference width, object and array header,
+ * object alignment), from 0x10000000 on: below 32 GiB, where the first
+ * address alone would say compressed oops and class pointers.  Classes:
+ * A {int i; Object r}, B extends A {long l}, C {long x; double y} (every
+ * field 8 bytes wide), D {byte b}, E (no fields); arrays int[], long[],
+ * byte[], Object[].  The objects cycle through those kinds, arrays of 0-6
+ * elements. */
+static uint64_t layout_size(unsigned oop, unsigned hdr, unsigned ahdr, unsigned align, unsigned kind,
+                            unsigned len)
 {
 	uint64_t x;
 	switch (kind) {
@@ -1685,10 +1687,10 @@ static uint64_t layout_size(unsigned oop, unsigned hdr, unsigned ahdr, unsigned 
 	case 7: x = ahdr + len; break;                         /* byte[] */
 	default: x = (oop == 8 ? ((ahdr + 7) & ~7u) : ahdr) + oop * len; /* Object[] */
 	}
-	return (x + 7) & ~(uint64_t)7;
+	return (x + align - 1) & ~(uint64_t)(align - 1);
 }
 
-static void scen_layout(buf *b, unsigned oop, unsigned hdr, unsigned ahdr)
+static void scen_layout(buf *b, unsigned oop, unsigned hdr, unsigned ahdr, unsigned align)
 {
 	header(b, "JAVA PROFILE 1.0.2", 8, 1700000000000ULL);
 	const uint64_t S = 0x7F3A00001000ULL, C = 0x700000000ULL;
@@ -1732,16 +1734,17 @@ static void scen_layout(buf *b, unsigned oop, unsigned hdr, unsigned ahdr)
 		default: { uint64_t e[7] = { 0 }; object_array(b, addr, C + 0x900, len, e); }
 		}
 		free(f.p);
-		addr += layout_size(oop, hdr, ahdr, kind, len);
+		addr += layout_size(oop, hdr, ahdr, align, kind, len);
 	}
 	root_simple(b, ROOT_UNKNOWN, 0x10000000);
 	end_segments(b, at);
 }
 
-static void scen_layout_coops(buf *b) { scen_layout(b, 4, 12, 16); }
-static void scen_layout_nocoops(buf *b) { scen_layout(b, 8, 12, 16); }
-static void scen_layout_nocoops_noccp(buf *b) { scen_layout(b, 8, 16, 24); }
-static void scen_layout_coops_noccp(buf *b) { scen_layout(b, 4, 16, 24); }
+static void scen_layout_coops(buf *b) { scen_layout(b, 4, 12, 16, 8); }
+static void scen_layout_nocoops(buf *b) { scen_layout(b, 8, 12, 16, 8); }
+static void scen_layout_nocoops_noccp(buf *b) { scen_layout(b, 8, 16, 24, 8); }
+static void scen_layout_coops_noccp(buf *b) { scen_layout(b, 4, 16, 24, 8); }
+static void scen_layout_align16(buf *b) { scen_layout(b, 4, 12, 16, 16); }
 
 static const struct scenario {
 	const char *name;
@@ -1805,6 +1808,8 @@ static const struct scenario {
 	  "8-byte ids below 32 GiB, objects side by side: 8-byte references, 16-byte headers" },
 	{ "layout-coops-noccp", scen_layout_coops_noccp,
 	  "8-byte ids, objects side by side: 4-byte references, 16-byte headers" },
+	{ "layout-align16", scen_layout_align16,
+	  "8-byte ids, objects side by side: compressed oops, objects aligned to 16 bytes" },
 	{ "wrapped-length", scen_wrapped_length,
 	  "1.0.1 HEAP DUMP over 4 GiB, length modulo 2^32 (a sparse file of 4 GiB)" },
 };

@@ -1624,7 +1624,8 @@ static void fresh_dir(const char *dir)
 
 /* layout-*: the size model found from the objects' spacing; the sizes
  * worked out by hand for each layout (schema/README.md, Shallow sizes). */
-static void check_layout(sqlite3 *db, const char *coops, const char *ccp, const long long want[9])
+static void check_layout(sqlite3 *db, const char *coops, const char *ccp, const char *align,
+                         const long long want[9])
 {
 	const long long C = 0x700000000LL;
 	static const char *const what[9] = { "A {int, ref}", "B extends A {long}", "C {long, double}",
@@ -1632,6 +1633,7 @@ static void check_layout(sqlite3 *db, const char *coops, const char *ccp, const 
 	CHECK_STR(meta(db, "hprof.warnings"), "0", "warnings");
 	CHECK_STR(meta(db, "hprof.compressed_oops"), coops, "compressed oops");
 	CHECK_STR(meta(db, "hprof.compressed_class_pointers"), ccp, "compressed class pointers");
+	CHECK_STR(meta(db, "hprof.object_alignment"), align, "object alignment");
 	CHECK_STR(meta(db, "hprof.size_model_from"), "spacing", "model from the objects' spacing");
 	CHECK_EQ_I(count_nodes(db, 2) + count_nodes(db, 3) + count_nodes(db, 4), 400, "objects");
 	char msg[64];
@@ -1655,13 +1657,14 @@ static void check_layout(sqlite3 *db, const char *coops, const char *ccp, const 
 
 /* Each layout scenario's model and sizes (the order of check_layout's). */
 static const struct {
-	const char *file, *coops, *ccp;
+	const char *file, *coops, *ccp, *align;
 	long long want[9];
 } layouts[] = {
-	{ "layout-coops.hprof", "true", "true", { 24, 32, 32, 16, 16, 32, 40, 24, 32 } },
-	{ "layout-nocoops.hprof", "false", "true", { 24, 32, 32, 16, 16, 32, 40, 24, 40 } },
-	{ "layout-nocoops-noccp.hprof", "false", "false", { 32, 40, 32, 24, 16, 40, 48, 32, 48 } },
-	{ "layout-coops-noccp.hprof", "true", "false", { 24, 32, 32, 24, 16, 40, 48, 32, 40 } },
+	{ "layout-coops.hprof", "true", "true", "8", { 24, 32, 32, 16, 16, 32, 40, 24, 32 } },
+	{ "layout-nocoops.hprof", "false", "true", "8", { 24, 32, 32, 16, 16, 32, 40, 24, 40 } },
+	{ "layout-nocoops-noccp.hprof", "false", "false", "8", { 32, 40, 32, 24, 16, 40, 48, 32, 48 } },
+	{ "layout-coops-noccp.hprof", "true", "false", "8", { 24, 32, 32, 24, 16, 40, 48, 32, 40 } },
+	{ "layout-align16.hprof", "true", "true", "16", { 32, 32, 32, 16, 16, 32, 48, 32, 32 } },
 };
 
 /* The scenario is known by its file's name. */
@@ -1672,7 +1675,7 @@ static void check_layouts(sqlite3 *db, const conv *c)
 	const char *base = file && strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
 	for (size_t i = 0; base && i < sizeof layouts / sizeof *layouts; i++)
 		if (!strcmp(base, layouts[i].file)) {
-			check_layout(db, layouts[i].coops, layouts[i].ccp, layouts[i].want);
+			check_layout(db, layouts[i].coops, layouts[i].ccp, layouts[i].align, layouts[i].want);
 			return;
 		}
 	CHECK(0, "a layout scenario's file: %s", file ? file : "(none)");
@@ -1712,6 +1715,7 @@ static const struct {
 	{ "layout-nocoops", check_layouts },
 	{ "layout-nocoops-noccp", check_layouts },
 	{ "layout-coops-noccp", check_layouts },
+	{ "layout-align16", check_layouts },
 	{ "unknown-tag", NULL },     /* needs the file: see below */
 	{ "truncated", NULL },
 };
@@ -2026,6 +2030,7 @@ static void test_sample(const char *dump, const char *expected, const char *hist
 		CHECK_STR(meta(db, "hprof.compressed_oops"), coops, "compressed oops");
 		CHECK_STR(meta(db, "hprof.compressed_class_pointers"), model + strcspn(model, ",") + (strchr(model, ',') != NULL),
 		          "compressed class pointers");
+		CHECK_STR(meta(db, "hprof.object_alignment"), "8", "object alignment");
 		CHECK_STR(meta(db, "hprof.size_model_from"), "spacing", "model from the objects' spacing");
 	}
 

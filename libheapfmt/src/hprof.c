@@ -201,7 +201,7 @@ typedef struct reader {
 	uint32_t heap;
 	hf_map heaps_seen;   /* heap id -> name sid */
 	int coops_decided, coops;
-	unsigned oop, obj_header, arr_header;
+	unsigned oop, obj_header, arr_header, obj_align;
 	const char *model_from; /* how the HotSpot size model was decided */
 	int emit;            /* the current dump is selected */
 
@@ -390,6 +390,12 @@ static unsigned type_size(const reader *r, unsigned t)
 }
 
 static inline uint64_t align8(uint64_t v) { return (v + 7) & ~(uint64_t)7; }
+/* An object's size rounded to the VM's object alignment (8, or 16 with
+ * -XX:ObjectAlignmentInBytes=16). */
+static inline uint64_t align_obj(const reader *r, uint64_t v)
+{
+	return (v + r->obj_align - 1) & ~((uint64_t)r->obj_align - 1);
+}
 
 /* ---- names -------------------------------------------------------------- */
 
@@ -575,7 +581,7 @@ static uint64_t instance_model(reader *r, class_info *c)
 	uint64_t total = r->obj_header + sum;
 	if ((r->obj_header % 8) && has8 && !has_small)
 		total += 8 - r->obj_header % 8;
-	return align8(total);
+	return align_obj(r, total);
 }
 
 static uint64_t array_size(const reader *r, uint64_t n, unsigned elem)
@@ -586,7 +592,7 @@ static uint64_t array_size(const reader *r, uint64_t n, unsigned elem)
 	uint64_t bytes;
 	if (hf_mul_overflows(n, elem, &bytes) || bytes > UINT64_MAX - 64)
 		return UINT64_MAX;
-	return align8(base + bytes);
+	return align_obj(r, base + bytes);
 }
 
 /* A field's name for mark_shadowed: its text, or (when the dump never
@@ -728,18 +734,22 @@ typedef struct heap_ctx {
 } heap_ctx;
 
 /* ---- the size model ----------------------------------------------------------
- * A 64-bit HotSpot object's size depends on three things the dump does not
+ * A 64-bit HotSpot object's size depends on four things the dump does not
  * state: the width of a reference (4 with compressed oops, else 8), of the
  * object header (12 with a compressed class pointer, else 16) and of the
- * array header (16, else 24).  The layouts the VM can have: */
+ * array header (16, else 24), and the alignment of objects (8 or 16).  The
+ * layouts the VM can have: */
 typedef struct size_model {
-	unsigned oop, obj_header, arr_header;
+	unsigned oop, obj_header, arr_header, align;
 } size_model;
 static const size_model hotspot_models[] = {
-	{ 4, 12, 16 },  /* compressed oops and class pointers (the default) */
-	{ 8, 12, 16 },  /* no compressed oops, compressed class pointers (JDK 15+) */
-	{ 8, 16, 24 },  /* neither (JDK 14 or older without compressed oops) */
-	{ 4, 16, 24 },  /* compressed oops, -XX:-UseCompressedClassPointers */
+	{ 4, 12, 16, 8 },  /* compressed oops and class pointers (the default) */
+	{ 8, 12, 16, 8 },  /* no compressed oops, compressed class pointers (JDK 15+) */
+	{ 8, 16, 24, 8 },  /* neither (JDK 14 or older without compressed oops) */
+	{ 4, 16, 24, 8 },  /* compressed oops, -XX:-UseCompressedClassPointers */
+	/* The same with -XX:ObjectAlignmentInBytes=16 (compressed oops up to
+	 * a 64 GiB heap): */
+	{ 4, 12, 16, 16 }, { 8, 12, 16, 16 }, { 8, 16, 24, 16 }, { 4, 16, 24, 16 },
 };
 #define NMODELS (sizeof hotspot_models / sizeof *hotspot_models)
 
@@ -854,7 +864,8 @@ static uint64_t sniff_size(sniffer *s, const sniff_pair *o, const size_model *m)
 	if (o->kind == 1 || o->kind == 2) {
 		unsigned w = o->kind == 1 ? m->oop : o->width;
 		uint64_t base = w == 8 ? align8(m->arr_header) : m->arr_header;
-		return align8(base + o->count * w);   /* count < 2^32, w <= 8 */
+		uint64_t x = base + o->count * w;    /* count < 2^32, w <= 8 */
+		return (x + m->align - 1) & ~((uint64_t)m->align - 1);
 	}
 	uint64_t *ix = hf_map_get(&s->ix, o->cls);
 	if (!ix || s->classes[*ix].state != 1)
@@ -868,7 +879,7 @@ static uint64_t sniff_size(sniffer *s, const sniff_pair *o, const size_model *m)
 	uint64_t total = m->obj_header + k->prim + k->refs * m->oop;
 	if ((m->obj_header % 8) && prim8 && !small)
 		total += 8 - m->obj_header % 8;
-	return align8(total);
+	return (total + m->align - 1) & ~((uint64_t)m->align - 1);
 }
 
 /* Reads ahead from the body of the current sub-record (tag sub); returns
@@ -1060,6 +1071,7 @@ static void decide_model(reader *r, heap_ctx *h, unsigned sub)
 	 * before the heap). */
 	if (!r->android && r->idsize == 4 && r->art_names)
 		r->android = 1;
+	r->obj_align = 8;
 	if (r->android) {
 		r->oop = 4;
 		r->obj_header = 8;
@@ -1101,6 +1113,7 @@ static void decide_model(reader *r, heap_ctx *h, unsigned sub)
 	r->oop = m->oop;
 	r->obj_header = m->obj_header;
 	r->arr_header = m->arr_header;
+	r->obj_align = m->align;
 	r->coops = m->oop == 4;
 }
 
@@ -2057,7 +2070,7 @@ static hf_status emit_instance(reader *r, uint64_t obj, uint64_t cls, const uint
 	if (lay == 1)
 		size = c->shallow;
 	else if (!r->android)
-		size = align8(r->obj_header + n);
+		size = align_obj(r, r->obj_header + n);
 	else
 		size = n;
 	if (fields_ok) {
@@ -2196,9 +2209,9 @@ static hf_status flush_class_nodes(reader *r)
 			if (!pc.has_class_pseudo && jlc && jlc->dumped)
 				size += jlc->instance_size;
 		} else if (jlc_ok) {
-			size = align8(jlc->shallow + pc.static_bytes);
+			size = align_obj(r, jlc->shallow + pc.static_bytes);
 		} else {
-			size = align8(r->obj_header + pc.static_bytes);
+			size = align_obj(r, r->obj_header + pc.static_bytes);
 		}
 		hf_value v[9];
 		memset(v, 0, sizeof v);
@@ -3884,6 +3897,8 @@ static hf_status trailer(reader *r)
 		                           r->err)) ||
 		    (st = hf_sink_metadata(r->sink, "hprof.compressed_class_pointers",
 		                           r->obj_header == 12 ? "true" : "false", r->err)) ||
+		    (st = hf_sink_metadata(r->sink, "hprof.object_alignment", r->obj_align == 16 ? "16" : "8",
+		                           r->err)) ||
 		    (st = hf_sink_metadata(r->sink, "hprof.size_model_from",
 		                           r->model_from ? r->model_from : "address", r->err)))
 			return st;
@@ -3929,6 +3944,7 @@ hf_status hf_hprof_read(hf_input *in, hf_sink *sink, const hf_hprof_options *opt
 	r->err = err;
 	r->next_sid = 1;
 	r->last_class_ix = SIZE_MAX;
+	r->obj_align = 8;        /* until the size model is decided */
 	r->pending_free = UINT32_MAX;
 	r->string_wait = opt->string_wait ? opt->string_wait : DEFAULT_STRING_WAIT;
 	r->cache_cap = opt->string_cache ? opt->string_cache : DEFAULT_STRING_CACHE;
