@@ -464,6 +464,32 @@ static void test_small_graphs(const char *tmp)
 	}
 }
 
+/* A chain R -> N1 -> ... -> Nk, each link Ni holding an item Ii, and an
+ * object X, reached from R after the whole chain, that holds every item too
+ * (a linked list whose items are also in an array found later): each Ii's
+ * parent in the depth-first tree is Ni, its dominator R.  Semi-NCA's walk up
+ * the dominator tree takes the square of the chain's length on it (tried:
+ * see bench/HISTORY.md); the analysis must stay right and quick. */
+static void test_deep_walk(const char *tmp)
+{
+	const uint32_t k = 3000;
+	graph g;
+	g_init(&g, 2 * k + 2);
+	/* 0 R, 1..k the links, k+1..2k the items, 2k+1 X; successors in id
+	 * order: the next link before the item, the chain before X. */
+	g_root(&g, 0);
+	g_edge(&g, 0, 1);
+	g_edge(&g, 0, 2 * k + 1);
+	for (uint32_t i = 1; i <= k; i++) {
+		if (i < k)
+			g_edge(&g, i, i + 1);
+		g_edge(&g, i, k + i);
+		g_edge(&g, 2 * k + 1, k + i);
+	}
+	check_graph(tmp, &g, "chain whose items are also held from after it", 0);
+	g_free(&g);
+}
+
 /* Ids as SQLite orders them (signed): all above 2^63 (negative), one of 0
  * (whose dominated objects share the super-root's dominator value 0), and
  * ids on both sides of 2^63 (objects not in id order any more, so only the
@@ -1020,6 +1046,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	test_small_graphs(argv[2]);
+	test_deep_walk(argv[2]);
 	test_referent(argv[2], 0);   /* kinds and names read with every edge */
 	test_referent(argv[2], 40);  /* the Reference instance's edges read by key */
 	test_two_dumps(argv[2]);
