@@ -1671,7 +1671,7 @@ static void scen_deep_chain(buf *b)
  * A {int i; Object r}, B extends A {long l}, C {long x; double y} (every
  * field 8 bytes wide), D {byte b}, E (no fields); arrays int[], long[],
  * byte[], Object[].  The objects cycle through those kinds, arrays of 0-6
- * elements. */
+ * elements, in three HEAP DUMP SEGMENTs. */
 static uint64_t layout_size(unsigned oop, unsigned hdr, unsigned ahdr, unsigned align, unsigned kind,
                             unsigned len)
 {
@@ -1721,6 +1721,10 @@ static void scen_layout(buf *b, unsigned oop, unsigned hdr, unsigned ahdr, unsig
 	uint64_t addr = 0x10000000;
 	for (unsigned k = 0; k < 400; k++) {
 		unsigned kind = k % 9, len = (k / 9) % 7;
+		if (k && k % 150 == 0) {     /* the reading ahead crosses segments */
+			rec_end(b, at);
+			at = rec_begin(b, TAG_HEAP_DUMP_SEGMENT);
+		}
 		buf f = { 0 };
 		switch (kind) {
 		case 0: u4(&f, k); id(&f, 0); instance_dump(b, addr, C + 0x100, &f); break;

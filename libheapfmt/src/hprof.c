@@ -883,10 +883,10 @@ static uint64_t sniff_size(sniffer *s, const sniff_pair *o, const size_model *m)
 }
 
 /* Reads ahead from the body of the current sub-record (tag sub); returns
- * the index of the model that spaces the objects best, or -1 when none
- * stands out (too few objects in the window, or addresses that do not
- * follow each other). */
-static int sniff_model(reader *r, heap_ctx *h, unsigned sub)
+ * the index of the model that spaces the objects best, among those whose
+ * references are oop bytes wide (0: all), or -1 when none stands out (too
+ * few objects in the window, or addresses that do not follow each other). */
+static int sniff_model(reader *r, heap_ctx *h, unsigned sub, unsigned oop)
 {
 	const unsigned I = r->idsize;
 	const uint8_t *p;
@@ -895,6 +895,8 @@ static int sniff_model(reader *r, heap_ctx *h, unsigned sub)
 	memset(&ignored, 0, sizeof ignored);
 	if (hf_input_peek(r->in, SNIFF_WINDOW, &p, &avail, &ignored) || I != 8)
 		return -1;
+	if (avail > SNIFF_WINDOW)  /* a peek may give more than asked */
+		avail = SNIFF_WINDOW;
 	sniffer s;
 	memset(&s, 0, sizeof s);
 	hf_map_init(&s.ix);
@@ -1038,7 +1040,8 @@ decide:;
 	uint64_t score[NMODELS] = { 0 };
 	for (size_t i = 0; i < s.npairs; i++)
 		for (size_t m = 0; m < NMODELS; m++)
-			score[m] += sniff_size(&s, &s.pairs[i], &hotspot_models[m]) == s.pairs[i].gap;
+			if (!oop || hotspot_models[m].oop == oop)
+				score[m] += sniff_size(&s, &s.pairs[i], &hotspot_models[m]) == s.pairs[i].gap;
 	size_t best = 0;
 	for (size_t m = 1; m < NMODELS; m++)
 		if (score[m] > score[best])
@@ -1086,9 +1089,11 @@ static void decide_model(reader *r, heap_ctx *h, unsigned sub)
 		r->coops = 0;
 		return;
 	}
+	/* --compressed-oops=yes|no imposes the width of a reference; the
+	 * headers and the alignment are still found from the spacing. */
 	int coops = r->opt->compressed_oops;
 	const size_model *m;
-	int sniffed = coops < 0 ? sniff_model(r, h, sub) : -1;
+	int sniffed = sniff_model(r, h, sub, coops < 0 ? 0 : coops ? 4 : 8);
 	if (sniffed >= 0) {
 		m = &hotspot_models[sniffed];
 		r->model_from = "spacing";
@@ -3892,7 +3897,8 @@ static hf_status trailer(reader *r)
 		                           (const char *)r->unknown_list.data, r->err)))
 			return st;
 	}
-	if (!r->android && r->idsize == 8) {
+	/* The size model, once decided: a dump without objects has none. */
+	if (!r->android && r->idsize == 8 && r->coops_decided) {
 		if ((st = hf_sink_metadata(r->sink, "hprof.compressed_oops", r->coops ? "true" : "false",
 		                           r->err)) ||
 		    (st = hf_sink_metadata(r->sink, "hprof.compressed_class_pointers",
