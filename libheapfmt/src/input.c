@@ -489,6 +489,19 @@ hf_status hf_input_peek(hf_input *in, size_t want, const uint8_t **p,
 				memmove(in->buf, in->buf + in->start, have);
 			in->start = 0;
 			in->end = have;
+			/* Past twice what this peek needs, give back what a larger
+			 * one grew (the size model's read ahead at the start of a
+			 * HotSpot dump, a long array): the buffer would otherwise
+			 * keep its largest size to the end.  have < want, so the
+			 * smaller buffer still has room to read into. */
+			size_t floor = want + CHUNK > CHUNK * 4 ? want + CHUNK : CHUNK * 4;
+			if (in->cap > 2 * floor) {
+				uint8_t *nb = realloc(in->buf, floor);
+				if (nb) {
+					in->buf = nb;
+					in->cap = floor;
+				}
+			}
 			size_t need = in->cap > CHUNK * 2 ? in->cap * 2 : CHUNK * 4;
 			if (need > want + CHUNK)
 				need = want + CHUNK;
