@@ -563,6 +563,31 @@ static void class_forget(reader *r, class_info *c)
 	c->forgot_gen = ++r->layout_gen;
 }
 
+/* An instance's size from its header and the widths of its fields (every
+ * class of the chain): on a 12-byte header an 8-byte field cannot start at
+ * 12, so an instance whose fields are all 8 bytes wide starts them at 16
+ * (see schema/README.md, "the 4-byte hole"). */
+static uint64_t object_size(unsigned header, unsigned align, uint64_t field_bytes, int has8,
+                            int has_small)
+{
+	uint64_t total = header + field_bytes;
+	if ((header % 8) && has8 && !has_small)
+		total += 8 - header % 8;
+	return (total + align - 1) & ~((uint64_t)align - 1);
+}
+
+/* An array's size; UINT64_MAX when it overflows. */
+static uint64_t array_bytes(unsigned header, unsigned align, uint64_t n, unsigned elem)
+{
+	uint64_t base = header;
+	if (elem == 8)
+		base = align8(base);
+	uint64_t bytes;
+	if (hf_mul_overflows(n, elem, &bytes) || bytes > UINT64_MAX - 64)
+		return UINT64_MAX;
+	return (base + bytes + align - 1) & ~((uint64_t)align - 1);
+}
+
 /* Shallow size of an instance of c, per VM model (see schema/README.md). */
 static uint64_t instance_model(reader *r, class_info *c)
 {
@@ -578,21 +603,75 @@ static uint64_t instance_model(reader *r, class_info *c)
 		else
 			has_small = 1;
 	}
-	uint64_t total = r->obj_header + sum;
-	if ((r->obj_header % 8) && has8 && !has_small)
-		total += 8 - r->obj_header % 8;
-	return align_obj(r, total);
+	return object_size(r->obj_header, r->obj_align, sum, has8, has_small);
 }
 
 static uint64_t array_size(const reader *r, uint64_t n, unsigned elem)
 {
-	uint64_t base = r->arr_header;
-	if (elem == 8)
-		base = align8(base);
-	uint64_t bytes;
-	if (hf_mul_overflows(n, elem, &bytes) || bytes > UINT64_MAX - 64)
-		return UINT64_MAX;
-	return align_obj(r, base + bytes);
+	return array_bytes(r->arr_header, r->obj_align, n, elem);
+}
+
+/* Where the three lists of a CLASS DUMP's body lie, found by walking it
+ * within avail bytes: the constant pool (u2 index, type, value), the static
+ * fields (name id, type, value) and the instance fields (name id, type).
+ * On the first problem, in reading order, bad says which: the body runs
+ * past avail, or an entry of list bad_list has an invalid type. */
+typedef struct class_shape {
+	size_t st_start, if_start, len;  /* offsets in the body; len: all of it */
+	uint16_t ncp, nst, nif;
+	enum { SHAPE_OK, SHAPE_SHORT, SHAPE_BAD_TYPE } bad;
+	int bad_list;            /* 0 constant pool, 1 static fields, 2 instance fields */
+	unsigned bad_index, bad_type;
+} class_shape;
+
+static void class_shape_of(const reader *r, const uint8_t *p, size_t avail, class_shape *k)
+{
+	const unsigned I = r->idsize;
+	memset(k, 0, sizeof *k);
+	size_t q = 7 * I + 8;
+#define SHORT(n) do { if ((n) > avail - q) { k->bad = SHAPE_SHORT; return; } } while (0)
+#define BAD(list, i, t) do { k->bad = SHAPE_BAD_TYPE; k->bad_list = (list); k->bad_index = (i); \
+                             k->bad_type = (t); return; } while (0)
+	if (q > avail) {
+		k->bad = SHAPE_SHORT;
+		return;
+	}
+	SHORT(2);
+	k->ncp = hf_be16(p + q);
+	q += 2;
+	for (uint16_t i = 0; i < k->ncp; i++) {
+		SHORT(3);
+		unsigned t = p[q + 2], sz = type_size(r, t);
+		if (!sz)
+			BAD(0, i, t);
+		SHORT(3 + sz);
+		q += 3 + sz;
+	}
+	SHORT(2);
+	k->nst = hf_be16(p + q);
+	q += 2;
+	k->st_start = q;
+	for (uint16_t i = 0; i < k->nst; i++) {
+		SHORT(I + 1);
+		unsigned t = p[q + I], sz = type_size(r, t);
+		if (!sz)
+			BAD(1, i, t);
+		SHORT(I + 1 + sz);
+		q += I + 1 + sz;
+	}
+	SHORT(2);
+	k->nif = hf_be16(p + q);
+	q += 2;
+	SHORT((size_t)k->nif * (I + 1));
+	k->if_start = q;
+	for (uint16_t i = 0; i < k->nif; i++) {
+		unsigned t = p[q + i * (I + 1) + I];
+		if (!type_size(r, t))
+			BAD(2, i, t);
+	}
+	k->len = q + (size_t)k->nif * (I + 1);
+#undef SHORT
+#undef BAD
 }
 
 /* A field's name for mark_shadowed: its text, or (when the dump never
@@ -861,12 +940,8 @@ static void sniff_chains(sniffer *s)
 /* The size of a pair's first object under model m, or 0 when unknown. */
 static uint64_t sniff_size(sniffer *s, const sniff_pair *o, const size_model *m)
 {
-	if (o->kind == 1 || o->kind == 2) {
-		unsigned w = o->kind == 1 ? m->oop : o->width;
-		uint64_t base = w == 8 ? align8(m->arr_header) : m->arr_header;
-		uint64_t x = base + o->count * w;    /* count < 2^32, w <= 8 */
-		return (x + m->align - 1) & ~((uint64_t)m->align - 1);
-	}
+	if (o->kind == 1 || o->kind == 2)
+		return array_bytes(m->arr_header, m->align, o->count, o->kind == 1 ? m->oop : o->width);
 	uint64_t *ix = hf_map_get(&s->ix, o->cls);
 	if (!ix || s->classes[*ix].state != 1)
 		return 0;
@@ -876,10 +951,7 @@ static uint64_t sniff_size(sniffer *s, const sniff_pair *o, const size_model *m)
 		prim8 = 1;
 	else if (k->refs)
 		small = 1;
-	uint64_t total = m->obj_header + k->prim + k->refs * m->oop;
-	if ((m->obj_header % 8) && prim8 && !small)
-		total += 8 - m->obj_header % 8;
-	return (total + m->align - 1) & ~((uint64_t)m->align - 1);
+	return object_size(m->obj_header, m->align, k->prim + k->refs * m->oop, prim8, small);
 }
 
 /* Reads ahead from the body of the current sub-record (tag sub); returns
@@ -920,43 +992,14 @@ static int sniff_model(reader *r, heap_ctx *h, unsigned sub, unsigned oop)
 			break;
 		case SUB_ROOT_NATIVE_STACK: case SUB_ROOT_THREAD_BLOCK: n = I + 4; break;
 		case SUB_CLASS_DUMP: {
-			n = 7 * I + 8;
-			if (n + 2 > room)
+			class_shape cs;
+			class_shape_of(r, b, (size_t)room, &cs);
+			if (cs.bad)
 				goto decide;
-			uint64_t id = hf_beid(b, I), super = hf_beid(b + I + 4, I);
-			unsigned cp = hf_be16(b + n);
-			n += 2;
-			for (unsigned i = 0; i < cp; i++) {
-				if (n + 3 > room)
-					goto decide;
-				unsigned t = b[n + 2], w = type_size(r, t);
-				if (!w)
-					goto decide;
-				n += 3 + w;
-			}
-			if (n + 2 > room)
-				goto decide;
-			unsigned ns = hf_be16(b + n);
-			n += 2;
-			for (unsigned i = 0; i < ns; i++) {
-				if (n + I + 1 > room)
-					goto decide;
-				unsigned t = b[n + I], w = type_size(r, t);
-				if (!w)
-					goto decide;
-				n += I + 1 + w;
-			}
-			if (n + 2 > room)
-				goto decide;
-			unsigned nf = hf_be16(b + n);
-			n += 2;
-			sniff_class k = { super, 0, 0, 0, 0, 0 };
-			for (unsigned i = 0; i < nf; i++) {
-				if (n + I + 1 > room)
-					goto decide;
-				unsigned t = b[n + I], w = type_size(r, t);
-				if (!w)
-					goto decide;
+			n = cs.len;
+			sniff_class k = { hf_beid(b + I + 4, I), 0, 0, 0, 0, 0 };
+			for (uint16_t i = 0; i < cs.nif; i++) {
+				unsigned t = b[cs.if_start + i * (I + 1) + I], w = type_size(r, t);
 				if (t == T_OBJECT)
 					k.refs++;
 				else {
@@ -966,7 +1009,6 @@ static int sniff_model(reader *r, heap_ctx *h, unsigned sub, unsigned oop)
 					else
 						k.prim_small = 1;
 				}
-				n += I + 1;
 			}
 			if (s.nclasses == s.cap) {
 				size_t nc = s.cap ? 2 * s.cap : 1024;
@@ -976,7 +1018,7 @@ static int sniff_model(reader *r, heap_ctx *h, unsigned sub, unsigned oop)
 				s.classes = g;
 				s.cap = nc;
 			}
-			if (!hf_map_put(&s.ix, id, s.nclasses))
+			if (!hf_map_put(&s.ix, hf_beid(b, I), s.nclasses))
 				goto decide;
 			s.classes[s.nclasses++] = k;
 			break;
@@ -2342,57 +2384,24 @@ static hf_status class_dump(reader *r, heap_ctx *h, uint64_t start)
 		return st;
 	if (avail > h->left)
 		avail = (size_t)h->left;
-	size_t q = 0;
-#define NEED(n) do { if ((n) > avail - q) return fail(r, avail < want ? HF_ERR_TRUNCATED : HF_ERR_FORMAT, start, h->tag, SUB_CLASS_DUMP, "the class dump runs past the end of its record"); } while (0)
-	NEED(7 * I + 8);
+	class_shape k;
+	class_shape_of(r, p, avail, &k);
+	if (k.bad == SHAPE_SHORT)
+		return fail(r, avail < want ? HF_ERR_TRUNCATED : HF_ERR_FORMAT, start, h->tag, SUB_CLASS_DUMP,
+		            "the class dump runs past the end of its record");
+	if (k.bad == SHAPE_BAD_TYPE) {
+		static const char *const list[] = { "constant-pool entry", "static field", "instance field" };
+		return fail(r, HF_ERR_FORMAT, start, h->tag, SUB_CLASS_DUMP, "%s %u has invalid basic type %u",
+		            list[k.bad_list], k.bad_index, k.bad_type);
+	}
 	uint64_t id = hf_beid(p, I);
 	uint64_t super = hf_beid(p + I + 4, I);
 	uint64_t loader = hf_beid(p + 2 * I + 4, I);
 	uint64_t signers = hf_beid(p + 3 * I + 4, I);
 	uint64_t domain = hf_beid(p + 4 * I + 4, I);
 	uint32_t isize = hf_be32(p + 7 * I + 4);
-	q = 7 * I + 8;
-	NEED(2);
-	uint16_t ncp = hf_be16(p + q);
-	q += 2;
-	size_t cp_start = q;
-	for (uint16_t i = 0; i < ncp; i++) {
-		NEED(3);
-		unsigned t = p[q + 2];
-		unsigned sz = type_size(r, t);
-		if (!sz)
-			return fail(r, HF_ERR_FORMAT, start, h->tag, SUB_CLASS_DUMP,
-			            "constant-pool entry %u has invalid basic type %u", i, t);
-		NEED(3 + sz);
-		q += 3 + sz;
-	}
-	NEED(2);
-	uint16_t nst = hf_be16(p + q);
-	q += 2;
-	size_t st_start = q;
-	for (uint16_t i = 0; i < nst; i++) {
-		NEED(I + 1);
-		unsigned t = p[q + I];
-		unsigned sz = type_size(r, t);
-		if (!sz)
-			return fail(r, HF_ERR_FORMAT, start, h->tag, SUB_CLASS_DUMP,
-			            "static field %u has invalid basic type %u", i, t);
-		NEED(I + 1 + sz);
-		q += I + 1 + sz;
-	}
-	NEED(2);
-	uint16_t nif = hf_be16(p + q);
-	q += 2;
-	NEED((size_t)nif * (I + 1));
-	size_t if_start = q;
-	for (uint16_t i = 0; i < nif; i++) {
-		unsigned t = p[q + i * (I + 1) + I];
-		if (!type_size(r, t))
-			return fail(r, HF_ERR_FORMAT, start, h->tag, SUB_CLASS_DUMP,
-			            "instance field %u has invalid basic type %u", i, t);
-	}
-	q += (size_t)nif * (I + 1);
-#undef NEED
+	uint16_t ncp = k.ncp, nst = k.nst, nif = k.nif;
+	size_t cp_start = 7 * I + 10, st_start = k.st_start, if_start = k.if_start, q = k.len;
 
 	class_info *c = class_new(r, id);
 	if (!c)
