@@ -1152,6 +1152,60 @@ static void writebehind_file(int mode)
 	free(buf);
 }
 
+/* hf_dropbehind: a file written through another descriptor (as SQLite
+ * writes its database) is handed to the disk and dropped from the page
+ * cache behind the writes, and reads back as written, also where a part
+ * already dropped is written again. */
+static void dropbehind_file(void)
+{
+	FILE *f = tmpfile();
+	CHECK(f != NULL, "dropbehind: tmpfile");
+	if (!f)
+		return;
+	int fd = fileno(f);
+	char path[64];
+	snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+	int own = open(path, O_WRONLY | O_CLOEXEC);
+	size_t bs = (size_t)256 << 10, nb = 64;    /* 16 MiB */
+	uint8_t *buf = malloc(bs);
+	hf_dropbehind_test_start = 1;
+	hf_dropbehind d;
+	hf_dropbehind_start(&d, own);
+	hf_dropbehind_test_start = 0;
+	for (size_t k = 0; k < nb; k++) {
+		for (size_t i = 0; i < bs; i++)
+			buf[i] = (uint8_t)(k * 29 + i * 5);
+		CHECK(pwrite(fd, buf, bs, (off_t)(k * bs)) == (ssize_t)bs, "dropbehind: write %zu", k);
+		if (k % 8 == 7)
+			nanosleep(&(struct timespec){ 0, 30000000L }, NULL);   /* a look or more */
+	}
+	/* The first block again, long dropped by now. */
+	memset(buf, 0xA5, 4096);
+	CHECK(pwrite(fd, buf, 4096, 0) == 4096, "dropbehind: write again");
+	CHECK_EQ_U((uint64_t)hf_dropbehind_stop(&d), 0, "dropbehind: no disk error");
+	CHECK_EQ_U((uint64_t)d.fd, (uint64_t)-1, "dropbehind: its descriptor closed");
+#ifdef __linux__
+	CHECK(d.written_behind >= (uint64_t)8 << 20 && d.dropped_bytes >= (uint64_t)4 << 20,
+	      "dropbehind: %llu bytes written behind, %llu dropped", (unsigned long long)d.written_behind,
+	      (unsigned long long)d.dropped_bytes);
+#endif
+	size_t bad = 0;
+	for (size_t k = 0; k < nb && !bad; k++) {
+		if (pread(fd, buf, bs, (off_t)(k * bs)) != (ssize_t)bs) {
+			bad++;
+			break;
+		}
+		for (size_t i = 0; i < bs; i++)
+			bad += buf[i] != (k == 0 && i < 4096 ? 0xA5 : (uint8_t)(k * 29 + i * 5));
+	}
+	CHECK_EQ_U(bad, 0, "dropbehind: read back");
+	/* Nothing to watch: the close alone. */
+	hf_dropbehind_start(&d, -1);
+	CHECK_EQ_U((uint64_t)hf_dropbehind_stop(&d), 0, "dropbehind: without a descriptor");
+	fclose(f);
+	free(buf);
+}
+
 /* A write the disk refuses (here a file size limit: EFBIG) is reported by
  * a write or by finish, whichever thread met it. */
 static void writebehind_full(int direct)
@@ -1190,6 +1244,7 @@ static void writebehind_full(int direct)
 static void test_writebehind(void)
 {
 	writebehind_file(WB_DIRECT);
+	dropbehind_file();
 	writebehind_file(WB_PAGE_CACHE);
 	writebehind_file(WB_REFUSED);
 	writebehind_file(WB_ABANDONED);

@@ -74,6 +74,7 @@ typedef struct heapdb {
 	sqlite3 *db;
 	char *path, *tmp;
 	hf_heapdb_options opt;
+	hf_dropbehind behind;        /* the database past the dirty limit (dropbehind.c) */
 	int analysis_records;        /* heapfmt.node_analysis declared: computed, not copied */
 	sqlite3_stmt *ins_meta;
 	/* The writer thread (see "two threads" below). */
@@ -1204,6 +1205,9 @@ static hf_status db_finish(hf_sink *s, hf_error *err)
 	if (sqlite3_close(w->db) != SQLITE_OK)
 		return hf_error_set(err, HF_ERR_IO, "SQLite: cannot close %s", w->tmp);
 	w->db = NULL;
+	int e = hf_dropbehind_stop(&w->behind);
+	if (e)
+		return hf_error_set(err, HF_ERR_IO, "writing %s: %s", w->tmp, strerror(e));
 	if (!w->opt.force && access(w->path, F_OK) == 0)
 		return hf_error_set(err, HF_ERR_IO, "%s appeared while converting; not replaced (use --force)",
 		                    w->path);
@@ -1242,6 +1246,7 @@ static void db_destroy(hf_sink *s, int success)
 	graph_drop(w);
 	if (w->db)
 		sqlite3_close(w->db);
+	hf_dropbehind_stop(&w->behind);
 	if (w->tmp) {
 		unlink(w->tmp);
 		free(w->tmp);
@@ -1293,6 +1298,7 @@ hf_status hf_heapdb_sink_open(hf_sink **out, const char *path, const hf_heapdb_o
 	heapdb *w = calloc(1, sizeof *w);
 	if (!w)
 		return hf_error_set(err, HF_ERR_NOMEM, "out of memory");
+	w->behind.fd = -1;
 	hf_queue_init(&w->queue, QUEUE_BLOCK, run_block, w);
 	w->sink.ops = &heapdb_ops;
 	w->sink.impl = w;
@@ -1306,7 +1312,10 @@ hf_status hf_heapdb_sink_open(hf_sink **out, const char *path, const hf_heapdb_o
 		free(w);
 		return st;
 	}
-	close(fd);
+	/* The descriptor stays open for dropping the database behind SQLite's
+	 * writes once it passes the dirty limit (dropbehind.c); SQLite opens
+	 * its own. */
+	hf_dropbehind_start(&w->behind, fd);
 	if (sqlite3_open_v2(w->tmp, &w->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
 	                    NULL) !=
 	    SQLITE_OK) {

@@ -375,6 +375,33 @@ extern unsigned hf_writebehind_test_refuse;
  * from where they start (0: the kernel's background limit). */
 extern uint64_t hf_writebehind_test_start;
 
+/* Bytes the kernel lets be dirty before its background writeback starts
+ * (vm.dirty_background_bytes, or vm.dirty_background_ratio of the available
+ * memory; 1 GiB when unknown). */
+uint64_t hf_dirty_background_limit(void);
+
+/* ---- hf_dropbehind: a file another writer fills, dropped behind it ---------
+ * (dropbehind.c) hf_dropbehind_start(d, fd) on a descriptor of the file,
+ * which it owns from then on; hf_dropbehind_stop(d) after the writer's
+ * last write: 0, or an errno of the disk's (EIO, ENOSPC) that the waits
+ * saw.  On another system than Linux, nothing but the close. */
+typedef struct hf_dropbehind {
+	int fd;
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int stop, started;
+	uint64_t start, chunk, keep, behind, dropped;
+	uint64_t written_behind, dropped_bytes;   /* for the tests, after the stop */
+	int error;
+} hf_dropbehind;
+void hf_dropbehind_start(hf_dropbehind *d, int fd);
+int hf_dropbehind_stop(hf_dropbehind *d);
+/* For the tests: the size past which the file is dropped behind (0: the
+ * kernel's background limit); when set, 64 KiB are handed to the disk at
+ * once and kept below the end. */
+extern uint64_t hf_dropbehind_test_start;
+
 /* ---- hf_bigmem: large arrays in mapped temporary files (bigmem.c) ----------
  * hf_bigmem_new(limit) watches the process's resident size and, above limit
  * bytes, releases the mapped pages of its arrays (they stay in the file and

@@ -93,8 +93,7 @@ struct hf_wb_direct {
 };
 enum { WB_FREE, WB_QUEUED, WB_WRITING };
 
-/* Bytes the kernel lets be dirty before its background writeback starts. */
-static uint64_t background_limit(void)
+uint64_t hf_dirty_background_limit(void)
 {
 	uint64_t fallback = (uint64_t)1 << 30;
 	unsigned long long bytes = 0, ratio = 10, avail_kb = 0;
@@ -138,7 +137,7 @@ void hf_writebehind_init(hf_writebehind *wb, int fd)
 	wb->fd = fd;
 	wb->pos = wb->flushed = (uint64_t)at;
 	wb->start = (uint64_t)at + (hf_writebehind_test_start ? hf_writebehind_test_start
-	                                                       : background_limit());
+	                                                       : hf_dirty_background_limit());
 #else
 	(void)fd;
 #endif
