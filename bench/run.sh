@@ -9,7 +9,7 @@
 # 1 GB dump (hprof-narrow) and its gzip.  Then it runs each of our programs
 # and its reference in alternation (one warm-up each, then A B A B ...; a
 # 5 GB run, with the 1 GB run of the same program after it as its reference),
-# with /usr/bin/time, and prints one table of medians, peak RSS, MB/s and
+# with /usr/bin/time, and prints one table of medians, each run's time, peak RSS, MB/s and
 # objects/s, then the targets with their ratios.  The dumps stay outside the
 # repository.  Needs: a JDK 17, gcc, libsqlite3-dev, jq, time, hprof-conv
 # (Debian packages), and heapfmt built in build/ (release; built if absent).
@@ -144,15 +144,16 @@ rm -f "$nd" "$db"
 row() { # row LABEL BYTES OBJECTS
 	local w r
 	w=$(median "${WALL[$1]}") r=$(maxof "${RSS[$1]}")
-	awk -v l="$1" -v w="$w" -v r="$r" -v b="$2" -v o="$3" -v n="$runs" 'BEGIN {
-		printf("| %s | %.2f | %.0f | %s | %s |\n", l, w, r / 1024,
+	awk -v l="$1" -v w="$w" -v r="$r" -v b="$2" -v o="$3" -v all="${WALL[$1]# }" 'BEGIN {
+		gsub(/ /, ", ", all)
+		printf("| %s | %.2f | %s | %.0f | %s | %s |\n", l, w, all, r / 1024,
 		       b > 0 ? sprintf("%.0f", b / 1e6 / w) : "-", o > 0 ? sprintf("%.2fM", o / 1e6 / w) : "-") }'
 }
 echo "heapfmt benchmarks, $(date -u +%Y-%m-%d), $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo); median of $runs runs after a warm-up, alternated with the reference"
 echo "workload: $d1 ($(stat -c %s "$d1") bytes, $objects objects, $refs references)"
 echo
-echo "| run | wall s (median) | peak RSS MiB | MB/s | objects/s |"
-echo "| --- | --- | --- | --- | --- |"
+echo "| run | wall s (median) | each run, in order | peak RSS MiB | MB/s | objects/s |"
+echo "| --- | --- | --- | --- | --- | --- |"
 b1=$(stat -c %s "$d1") ba=$(stat -c %s "$android")
 row "hprof2ndjson 1g-android" "$ba" "$objects"
 row "hprof-conv 1g-android" "$ba" "$objects"
