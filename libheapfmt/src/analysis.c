@@ -18,7 +18,8 @@
  *   DFS      successor CSR, DFS number 4N, parent 4n, cursor 4n
  *   preds    the above less the cursor, predecessor CSR 4n + 4E
  *   dominators  DFS number, link-eval records (ancestor, label, the
- *            label's semidominator) 12n, idom 4n, predecessor CSR 4n + 4E
+ *            label's semidominator) 12n, idom 4n (the parents' array
+ *            again), predecessor CSR 4n + 4E
  *   output   ids 8N, retained 8N, distance 4N, dominator 4N, order 4n
  *
  * A reachable object other than a root has a strong reference into it, so
@@ -50,10 +51,12 @@
  * and whose links sit in idom[] of its vertices (unused until the bucket is
  * emptied).  eval compresses paths with pointer reversal instead of
  * recursion or a stack.  Everything eval reads or writes of a vertex is in
- * one 12-byte record, the semidominator of its label among it: one page
- * per vertex visited instead of three (ancestor, label, then the label's
- * semi), which is what counts once the arrays no longer fit in the memory
- * limit.  On the 5 GB benchmark dump (49 M objects; heapdb-analyze, limit
+ * one 12-byte record, together with the semidominator of its label: one
+ * page per vertex visited instead of three (ancestor, label, then the
+ * label's semi), which is what counts once the arrays no longer fit in the
+ * memory limit.  No array of semidominators is kept: a vertex's own is
+ * needed only while its label is itself (in the record) and when its
+ * bucket is emptied (it is then w).  On the 5 GB benchmark dump (49 M objects; heapdb-analyze, limit
  * 512 MiB) the dominators took 10.9 s with four arrays, 5.05 s with the
  * records; in memory, the 1 GB dump's 0.45-0.49 s either way.
  */
@@ -823,7 +826,7 @@ static hf_status number(an *a, uint32_t **parent_out)
 		}
 	}
 	/* The cursors are done with: freed before the predecessor lists, the
-	 * largest step, are built (semi takes their place afterwards). */
+	 * largest step, are built. */
 	an_free(a, &cursor, nv, sizeof *cursor);
 	if (next != nv) {
 		an_free(a, &parent, nv, sizeof *parent);
@@ -897,8 +900,8 @@ static hf_status predecessors(an *a, uint32_t **off_out, uint32_t **pred_out, ui
 
 /* ---- dominators --------------------------------------------------------- */
 
-/* A vertex's link-eval state in one place (one cache line, one page, for
- * each vertex a path compression visits): its ancestor in the forest, its
+/* A vertex's link-eval state in one place (nearly always one cache line and
+ * one page for each vertex a path compression visits): its ancestor in the forest, its
  * label (the vertex of smallest semidominator on the path compressed into
  * it) and that label's semidominator. */
 typedef struct lt_vertex {
@@ -939,6 +942,7 @@ static uint32_t eval(lt_vertex *t, uint32_t v, uint32_t w)
 /* The immediate dominator of a vertex set at its semidominator's step is
  * final; one with this bit is that of the vertex it names (the last pass). */
 #define DEFER_BIT 0x80000000u
+_Static_assert(MAX_NODES < DEFER_BIT, "vertex numbers stay below DEFER_BIT");
 
 /* Lengauer-Tarjan on depth-first numbers: a->idom[w] for every vertex w >= 1
  * (0 is the super-root).  parent comes in and is consumed.  A vertex's
@@ -950,19 +954,19 @@ static hf_status dominators(an *a, uint32_t **parent, const uint32_t *off, const
 {
 	uint32_t nv = a->nv;
 	lt_vertex *t = an_alloc(a, nv, sizeof *t);
-	a->idom = an_alloc(a, nv, sizeof *a->idom);
-	if (!t || !a->idom) {
-		an_free(a, &t, nv, sizeof *t);
+	if (!t)
 		return an_nomem(a);
-	}
-	uint32_t *idom = a->idom;
+	/* The parents' array becomes idom once copied: 16 bytes a vertex at
+	 * once, as with four arrays. */
+	uint32_t *idom = *parent;
 	for (uint32_t v = 0; v < nv; v++) {
-		t[v].anc = (*parent)[v];
+		t[v].anc = idom[v];
 		t[v].label = v;
 		t[v].lsemi = NONE;
 		idom[v] = NONE;          /* until step v: the head of bucket(v) */
 	}
-	an_free(a, parent, nv, sizeof **parent);
+	a->idom = idom;
+	*parent = NULL;
 	for (uint32_t w = nv - 1; w >= 1; w--) {
 		uint32_t bucket = idom[w], s = w;
 		for (uint32_t k = off[w]; k < off[w + 1]; k++) {

@@ -5,10 +5,10 @@
  *
  * hf_writebehind (writebehind.c) does this for an output whose writes go
  * through heapfmt's hands.  SQLite writes its database itself, so here a
- * thread looks at the file's size every DB_TICK_NS: once the file has
+ * thread looks at the file's size every DROP_TICK_NS: once the file has
  * passed the size at which the kernel would start writing back on its own
  * (hf_dirty_background_limit), what was added since the last look is
- * handed to the disk (sync_file_range), and what lies more than DB_KEEP
+ * handed to the disk (sync_file_range), and what lies more than DROP_KEEP
  * below the end is waited for and dropped from the page cache
  * (posix_fadvise).  A smaller database stays in the page cache, where the
  * queries that follow a conversion find it.
@@ -25,9 +25,11 @@
  * changes what is written.  Pages rewritten after their drop are dirty
  * again and written back as the kernel sees fit.
  *
- * An error of the disk that a wait sees (EIO, ENOSPC) is kept and reported
- * by hf_dropbehind_stop (SQLite, writing without sync, would never hear of
- * it); any other failure just ends the dropping.
+ * An error of the disk that a wait sees (hf_disk_error) is kept and
+ * reported by hf_dropbehind_stop (SQLite, writing without sync, would
+ * never hear of it); any other failure just ends the dropping.  The last
+ * DROP_KEEP of the file, and a file that never passes the limit, are
+ * written back by the kernel as any file is, unwaited, as before.
  */
 #define _GNU_SOURCE
 #include "internal.h"
@@ -37,18 +39,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#define DB_TICK_NS 20000000L                /* how often the size is looked at */
-#define DB_CHUNK ((uint64_t)8 << 20)        /* handed to the disk at least this much at once */
-#define DB_KEEP ((uint64_t)64 << 20)        /* left in the page cache below the end */
+#define DROP_TICK_NS 20000000L              /* how often the size is looked at */
+#define DROP_CHUNK ((uint64_t)8 << 20)      /* handed to the disk at least this much at once */
+#define DROP_KEEP ((uint64_t)64 << 20)      /* left in the page cache below the end */
 
 uint64_t hf_dropbehind_test_start;
 
 #ifdef __linux__
-static bool disk_error(int e)
-{
-	return e == EIO || e == ENOSPC || e == EDQUOT;
-}
-
 /* One look; false ends the dropping. */
 static bool look(hf_dropbehind *d)
 {
@@ -61,7 +58,7 @@ static bool look(hf_dropbehind *d)
 	if (d->behind < d->start)
 		d->behind = d->dropped = d->start & ~(uint64_t)4095;
 	if (sync_file_range(d->fd, (off_t)d->behind, (off_t)(size - d->behind), SYNC_FILE_RANGE_WRITE) != 0) {
-		if (disk_error(errno))
+		if (hf_disk_error(errno))
 			d->error = errno;
 		return false;
 	}
@@ -73,7 +70,7 @@ static bool look(hf_dropbehind *d)
 	if (sync_file_range(d->fd, (off_t)d->dropped, (off_t)(end - d->dropped),
 	                    SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
 	                        SYNC_FILE_RANGE_WAIT_AFTER) != 0) {
-		if (disk_error(errno))
+		if (hf_disk_error(errno))
 			d->error = errno;
 		return false;
 	}
@@ -83,27 +80,18 @@ static bool look(hf_dropbehind *d)
 	return true;
 }
 
+/* Looks every DROP_TICK_NS until stopped or a look fails (d->on). */
 static void *watch(void *arg)
 {
 	hf_dropbehind *d = arg;
-	bool on = true;
-	pthread_mutex_lock(&d->mu);
-	while (!d->stop) {
-		struct timespec at;
-		clock_gettime(CLOCK_REALTIME, &at);
-		at.tv_nsec += DB_TICK_NS;
-		if (at.tv_nsec >= 1000000000L) {
-			at.tv_sec++;
-			at.tv_nsec -= 1000000000L;
-		}
-		pthread_cond_timedwait(&d->cv, &d->mu, &at);
-		if (d->stop || !on)
-			continue;
-		pthread_mutex_unlock(&d->mu);
-		on = look(d);
+	for (;;) {
 		pthread_mutex_lock(&d->mu);
+		int stop = d->stop;
+		pthread_mutex_unlock(&d->mu);
+		if (stop || !(d->on = look(d)))
+			break;
+		nanosleep(&(struct timespec){ 0, DROP_TICK_NS }, NULL);
 	}
-	pthread_mutex_unlock(&d->mu);
 	return NULL;
 }
 #endif
@@ -114,8 +102,9 @@ void hf_dropbehind_start(hf_dropbehind *d, int fd)
 	d->fd = fd;
 #ifdef __linux__
 	d->start = hf_dropbehind_test_start ? hf_dropbehind_test_start : hf_dirty_background_limit();
-	d->chunk = hf_dropbehind_test_start ? 65536 : DB_CHUNK;
-	d->keep = hf_dropbehind_test_start ? 65536 : DB_KEEP;
+	d->chunk = hf_dropbehind_test_start ? 65536 : DROP_CHUNK;
+	d->keep = hf_dropbehind_test_start ? 65536 : DROP_KEEP;
+	d->on = true;
 	if (fd >= 0 && hf_thread_start(&d->thread, &d->mu, &d->cv, watch, d))
 		d->started = 1;
 #endif
@@ -124,8 +113,12 @@ void hf_dropbehind_start(hf_dropbehind *d, int fd)
 int hf_dropbehind_stop(hf_dropbehind *d)
 {
 #ifdef __linux__
-	if (d->started)
+	if (d->started) {
 		hf_thread_stop(d->thread, &d->mu, &d->cv, &d->stop);
+		/* What the writer added since the thread's last look. */
+		if (d->on)
+			d->on = look(d);
+	}
 #endif
 	d->started = 0;
 	if (d->fd >= 0)

@@ -4,6 +4,7 @@
 
 #include "heapfmt/heapfmt.h"
 #include "heapfmt/analysis.h"
+#include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -375,6 +376,13 @@ extern unsigned hf_writebehind_test_refuse;
  * from where they start (0: the kernel's background limit). */
 extern uint64_t hf_writebehind_test_start;
 
+/* An errno that says the disk failed a write (EIO, ENOSPC, EDQUOT), to be
+ * reported, rather than that a call is not supported here. */
+static inline bool hf_disk_error(int e)
+{
+	return e == EIO || e == ENOSPC || e == EDQUOT;
+}
+
 /* Bytes the kernel lets be dirty before its background writeback starts
  * (vm.dirty_background_bytes, or vm.dirty_background_ratio of the available
  * memory; 1 GiB when unknown). */
@@ -383,14 +391,16 @@ uint64_t hf_dirty_background_limit(void);
 /* ---- hf_dropbehind: a file another writer fills, dropped behind it ---------
  * (dropbehind.c) hf_dropbehind_start(d, fd) on a descriptor of the file,
  * which it owns from then on; hf_dropbehind_stop(d) after the writer's
- * last write: 0, or an errno of the disk's (EIO, ENOSPC) that the waits
- * saw.  On another system than Linux, nothing but the close. */
+ * last write looks a last time and closes: 0, or an errno of the disk's
+ * (hf_disk_error) that the waits saw.  On another system than Linux,
+ * nothing but the close. */
 typedef struct hf_dropbehind {
 	int fd;
 	pthread_t thread;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	int stop, started;
+	bool on;                 /* no look failed yet */
 	uint64_t start, chunk, keep, behind, dropped;
 	uint64_t written_behind, dropped_bytes;   /* for the tests, after the stop */
 	int error;

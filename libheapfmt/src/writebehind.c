@@ -174,7 +174,7 @@ static void wrote(hf_writebehind *wb, size_t n)
 		wb->count--;
 	}
 	if (rc) {
-		if (errno == EIO || errno == ENOSPC || errno == EDQUOT)
+		if (hf_disk_error(errno))
 			wb->error = errno;
 		wb->fd = -1;
 		return;
