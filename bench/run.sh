@@ -9,9 +9,9 @@
 # 1 GB dump (hprof-narrow) and its gzip.  Then it runs each of our programs
 # and its reference in alternation (one warm-up each, then A B A B ...; a
 # 5 GB run, with the 1 GB run of the same program after it as its reference),
-# with /usr/bin/time, and prints one table of medians, each run's time, peak RSS, MB/s and
-# objects/s, then the targets with their ratios.  The dumps stay outside the
-# repository.  Needs: a JDK 17, gcc, libsqlite3-dev, jq, time, hprof-conv
+# with /usr/bin/time, and prints one table of medians, each run's time, peak
+# RSS, MB/s and objects/s, then the targets with their ratios.  The dumps stay
+# outside the repository.  Needs: a JDK 17, gcc, libsqlite3-dev, jq, time, hprof-conv
 # (Debian packages), and heapfmt built in build/ (release; built if absent).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
