@@ -67,14 +67,11 @@ static bool look(hf_dropbehind *d)
 	if (size < d->dropped + d->keep + d->chunk)
 		return true;
 	uint64_t end = size - d->keep;
-	if (sync_file_range(d->fd, (off_t)d->dropped, (off_t)(end - d->dropped),
-	                    SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
-	                        SYNC_FILE_RANGE_WAIT_AFTER) != 0) {
+	if (hf_flush_and_drop(d->fd, d->dropped, end - d->dropped) != 0) {
 		if (hf_disk_error(errno))
 			d->error = errno;
 		return false;
 	}
-	posix_fadvise(d->fd, (off_t)d->dropped, (off_t)(end - d->dropped), POSIX_FADV_DONTNEED);
 	d->dropped_bytes += end - d->dropped;
 	d->dropped = end;
 	return true;

@@ -388,6 +388,13 @@ static inline bool hf_disk_error(int e)
  * memory; 1 GiB when unknown). */
 uint64_t hf_dirty_background_limit(void);
 
+#ifdef __linux__
+/* Writes out what is dirty of [from, from + len) of fd, waits until all of
+ * it is on the disk and drops it from the page cache: 0, or -1 and errno
+ * (sync_file_range's). */
+int hf_flush_and_drop(int fd, uint64_t from, uint64_t len);
+#endif
+
 /* ---- hf_dropbehind: a file another writer fills, dropped behind it ---------
  * (dropbehind.c) hf_dropbehind_start(d, fd) on a descriptor of the file,
  * which it owns from then on; hf_dropbehind_stop(d) after the writer's

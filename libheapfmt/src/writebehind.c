@@ -122,6 +122,17 @@ uint64_t hf_dirty_background_limit(void)
 	return (uint64_t)avail_kb * 1024 / 100 * ratio;
 }
 
+#ifdef __linux__
+int hf_flush_and_drop(int fd, uint64_t from, uint64_t len)
+{
+	if (sync_file_range(fd, (off_t)from, (off_t)len,
+	                    SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER) != 0)
+		return -1;
+	posix_fadvise(fd, (off_t)from, (off_t)len, POSIX_FADV_DONTNEED);
+	return 0;
+}
+#endif
+
 void hf_writebehind_init(hf_writebehind *wb, int fd)
 {
 	memset(wb, 0, sizeof *wb);
@@ -166,10 +177,7 @@ static void wrote(hf_writebehind *wb, size_t n)
 	int rc = sync_file_range(wb->fd, (off_t)from, (off_t)len, SYNC_FILE_RANGE_WRITE);
 	if (!rc && wb->count == HF_WB_DEPTH) {
 		unsigned old = wb->head;
-		rc = sync_file_range(wb->fd, (off_t)wb->from[old], (off_t)wb->len[old],
-		                     SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
-		                     SYNC_FILE_RANGE_WAIT_AFTER);
-		posix_fadvise(wb->fd, (off_t)wb->from[old], (off_t)wb->len[old], POSIX_FADV_DONTNEED);
+		rc = hf_flush_and_drop(wb->fd, wb->from[old], wb->len[old]);
 		wb->head = (old + 1) % HF_WB_DEPTH;
 		wb->count--;
 	}
