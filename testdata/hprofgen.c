@@ -1670,8 +1670,9 @@ static void scen_deep_chain(buf *b)
  * address alone would say compressed oops and class pointers.  Classes:
  * A {int i; Object r}, B extends A {long l}, C {long x; double y} (every
  * field 8 bytes wide), D {byte b}, E (no fields); arrays int[], long[],
- * byte[], Object[].  The objects cycle through those kinds, arrays of 0-6
- * elements, in three HEAP DUMP SEGMENTs. */
+ * byte[], Object[].  The objects cycle through those of these kinds that
+ * the bits of kinds name, arrays of 0-6 elements, in three HEAP DUMP
+ * SEGMENTs. */
 static uint64_t layout_size(unsigned oop, unsigned hdr, unsigned ahdr, unsigned align, unsigned kind,
                             unsigned len)
 {
@@ -1690,8 +1691,13 @@ static uint64_t layout_size(unsigned oop, unsigned hdr, unsigned ahdr, unsigned 
 	return (x + align - 1) & ~(uint64_t)(align - 1);
 }
 
-static void scen_layout(buf *b, unsigned oop, unsigned hdr, unsigned ahdr, unsigned align)
+static void scen_layout(buf *b, unsigned oop, unsigned hdr, unsigned ahdr, unsigned align,
+                        unsigned kinds)
 {
+	unsigned list[9], nkinds = 0;
+	for (unsigned k = 0; k < 9; k++)
+		if (kinds >> k & 1)
+			list[nkinds++] = k;
 	header(b, "JAVA PROFILE 1.0.2", 8, 1700000000000ULL);
 	const uint64_t S = 0x7F3A00001000ULL, C = 0x700000000ULL;
 	static const char *const names[] = { "java/lang/Object", "com/example/A", "com/example/B",
@@ -1720,7 +1726,7 @@ static void scen_layout(buf *b, unsigned oop, unsigned hdr, unsigned ahdr, unsig
 		class_plain(b, C + 0x100 * i, C, 0);
 	uint64_t addr = 0x10000000;
 	for (unsigned k = 0; k < 400; k++) {
-		unsigned kind = k % 9, len = (k / 9) % 7;
+		unsigned kind = list[k % nkinds], len = (k / nkinds) % 7;
 		if (k && k % 150 == 0) {     /* the reading ahead crosses segments */
 			rec_end(b, at);
 			at = rec_begin(b, TAG_HEAP_DUMP_SEGMENT);
@@ -1744,11 +1750,26 @@ static void scen_layout(buf *b, unsigned oop, unsigned hdr, unsigned ahdr, unsig
 	end_segments(b, at);
 }
 
-static void scen_layout_coops(buf *b) { scen_layout(b, 4, 12, 16, 8); }
-static void scen_layout_nocoops(buf *b) { scen_layout(b, 8, 12, 16, 8); }
-static void scen_layout_nocoops_noccp(buf *b) { scen_layout(b, 8, 16, 24, 8); }
-static void scen_layout_coops_noccp(buf *b) { scen_layout(b, 4, 16, 24, 8); }
-static void scen_layout_align16(buf *b) { scen_layout(b, 4, 12, 16, 16); }
+enum { ALL_KINDS = 0x1FF, INSTANCES = 0x1F };
+static void scen_layout_coops(buf *b) { scen_layout(b, 4, 12, 16, 8, ALL_KINDS); }
+static void scen_layout_nocoops(buf *b) { scen_layout(b, 8, 12, 16, 8, ALL_KINDS); }
+static void scen_layout_nocoops_noccp(buf *b) { scen_layout(b, 8, 16, 24, 8, ALL_KINDS); }
+static void scen_layout_coops_noccp(buf *b) { scen_layout(b, 4, 16, 24, 8, ALL_KINDS); }
+static void scen_layout_align16(buf *b) { scen_layout(b, 4, 12, 16, 16, ALL_KINDS); }
+/* Compact object headers (JDK 24+, the default from JDK 27): an 8-byte
+ * header, an array's length at 8 and its elements from 12. */
+static void scen_layout_compact(buf *b) { scen_layout(b, 4, 8, 12, 8, ALL_KINDS); }
+static void scen_layout_compact_nocoops(buf *b) { scen_layout(b, 8, 8, 12, 8, ALL_KINDS); }
+/* JDK 22 to 26 without compressed class pointers: small elements from 20. */
+static void scen_layout_noccp_jdk22(buf *b) { scen_layout(b, 4, 16, 20, 8, ALL_KINDS); }
+/* The same VM's A, E, int[] and byte[] only: the layout with elements from
+ * 24 spaces as many of them as compressed class pointers do. */
+static void scen_layout_noccp_jdk22_arrays(buf *b)
+{
+	scen_layout(b, 4, 16, 20, 8, 1u << 0 | 1u << 4 | 1u << 5 | 1u << 7);
+}
+/* Such a VM's instances only: nothing tells where its array elements start. */
+static void scen_layout_noccp_noarrays(buf *b) { scen_layout(b, 8, 16, 20, 8, INSTANCES); }
 
 static const struct scenario {
 	const char *name;
@@ -1814,6 +1835,16 @@ static const struct scenario {
 	  "8-byte ids, objects side by side: 4-byte references, 16-byte headers" },
 	{ "layout-align16", scen_layout_align16,
 	  "8-byte ids, objects side by side: compressed oops, objects aligned to 16 bytes" },
+	{ "layout-compact", scen_layout_compact,
+	  "8-byte ids, objects side by side: compact object headers, compressed oops" },
+	{ "layout-compact-nocoops", scen_layout_compact_nocoops,
+	  "8-byte ids, objects side by side: compact object headers, 8-byte references" },
+	{ "layout-noccp-jdk22", scen_layout_noccp_jdk22,
+	  "8-byte ids, objects side by side: 16-byte headers, array elements from 20 (JDK 22+)" },
+	{ "layout-noccp-jdk22-arrays", scen_layout_noccp_jdk22_arrays,
+	  "8-byte ids, objects side by side: 16-byte headers, array elements from 20, half small arrays" },
+	{ "layout-noccp-noarrays", scen_layout_noccp_noarrays,
+	  "8-byte ids, instances side by side: 16-byte headers, 8-byte references, no arrays" },
 	{ "wrapped-length", scen_wrapped_length,
 	  "1.0.1 HEAP DUMP over 4 GiB, length modulo 2^32 (a sparse file of 4 GiB)" },
 };

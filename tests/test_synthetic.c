@@ -1629,47 +1629,79 @@ static void fresh_dir(const char *dir)
 
 /* layout-*: the size model found from the objects' spacing; the sizes
  * worked out by hand for each layout (schema/README.md, Shallow sizes). */
-static void check_layout(sqlite3 *db, const char *coops, const char *ccp, const char *align,
-                         const long long want[9])
+typedef struct layout_case {
+	const char *file, *coops, *ccp, *compact, *arr_header, *align;
+	long long want[9];      /* 0: the scenario has no such objects */
+} layout_case;
+
+static void check_layout(sqlite3 *db, const layout_case *l)
 {
 	const long long C = 0x700000000LL;
 	static const char *const what[9] = { "A {int, ref}", "B extends A {long}", "C {long, double}",
 		"D {byte}", "E {}", "int[3]", "long[3]", "byte[3]", "Object[3]" };
 	CHECK_STR(meta(db, "hprof.warnings"), "0", "warnings");
-	CHECK_STR(meta(db, "hprof.compressed_oops"), coops, "compressed oops");
-	CHECK_STR(meta(db, "hprof.compressed_class_pointers"), ccp, "compressed class pointers");
-	CHECK_STR(meta(db, "hprof.object_alignment"), align, "object alignment");
+	CHECK_STR(meta(db, "hprof.compressed_oops"), l->coops, "compressed oops");
+	CHECK_STR(meta(db, "hprof.compressed_class_pointers"), l->ccp, "compressed class pointers");
+	CHECK_STR(meta(db, "hprof.compact_object_headers"), l->compact, "compact object headers");
+	CHECK_STR(meta(db, "hprof.array_header"), l->arr_header, "array header");
+	CHECK_STR(meta(db, "hprof.object_alignment"), l->align, "object alignment");
 	CHECK_STR(meta(db, "hprof.size_model_from"), "spacing", "model from the objects' spacing");
 	CHECK_EQ_I(count_nodes(db, 2) + count_nodes(db, 3) + count_nodes(db, 4), 400, "objects");
 	char msg[64];
 	for (int k = 0; k < 5; k++) {
+		if (!l->want[k]) {
+			snprintf(msg, sizeof msg, "no %s", what[k]);
+			CHECK_EQ_I(qi(db, "SELECT count(*) FROM node WHERE class = %lld", C + 0x100 * (k + 1)), 0, msg);
+			continue;
+		}
 		snprintf(msg, sizeof msg, "size of %s", what[k]);
-		CHECK_EQ_I(qi(db, "SELECT min(size) FROM node WHERE class = %lld", C + 0x100 * (k + 1)), want[k], msg);
+		CHECK_EQ_I(qi(db, "SELECT min(size) FROM node WHERE class = %lld", C + 0x100 * (k + 1)), l->want[k],
+		           msg);
 		snprintf(msg, sizeof msg, "one size for every %s", what[k]);
 		CHECK_EQ_I(qi(db, "SELECT count(DISTINCT size) FROM node WHERE class = %lld", C + 0x100 * (k + 1)),
 		           1, msg);
 	}
 	static const char *const types[] = { "int", "long", "byte" };
 	for (int k = 0; k < 3; k++) {
+		if (!l->want[5 + k]) {
+			snprintf(msg, sizeof msg, "no %s", what[5 + k]);
+			CHECK_EQ_I(qi(db, "SELECT count(*) FROM node_primitive_array WHERE element_type = '%s'",
+			              types[k]), 0, msg);
+			continue;
+		}
 		snprintf(msg, sizeof msg, "size of %s", what[5 + k]);
 		CHECK_EQ_I(qi(db, "SELECT n.size FROM node AS n JOIN node_primitive_array AS a ON"
 		              " a.node_identifier = n.identifier WHERE a.element_type = '%s' AND a.length = 3",
-		              types[k]), want[5 + k], msg);
+		              types[k]), l->want[5 + k], msg);
 	}
-	CHECK_EQ_I(qi(db, "SELECT n.size FROM node AS n JOIN node_object_array AS a ON"
-	              " a.node_identifier = n.identifier WHERE a.length = 3"), want[8], "size of Object[3]");
+	if (!l->want[8])
+		CHECK_EQ_I(count_nodes(db, 3), 0, "no Object[]");
+	else
+		CHECK_EQ_I(qi(db, "SELECT n.size FROM node AS n JOIN node_object_array AS a ON"
+		              " a.node_identifier = n.identifier WHERE a.length = 3"), l->want[8], "size of Object[3]");
 }
 
 /* Each layout scenario's model and sizes (the order of check_layout's). */
-static const struct {
-	const char *file, *coops, *ccp, *align;
-	long long want[9];
-} layouts[] = {
-	{ "layout-coops.hprof", "true", "true", "8", { 24, 32, 32, 16, 16, 32, 40, 24, 32 } },
-	{ "layout-nocoops.hprof", "false", "true", "8", { 24, 32, 32, 16, 16, 32, 40, 24, 40 } },
-	{ "layout-nocoops-noccp.hprof", "false", "false", "8", { 32, 40, 32, 24, 16, 40, 48, 32, 48 } },
-	{ "layout-coops-noccp.hprof", "true", "false", "8", { 24, 32, 32, 24, 16, 40, 48, 32, 40 } },
-	{ "layout-align16.hprof", "true", "true", "16", { 32, 32, 32, 16, 16, 32, 48, 32, 32 } },
+static const layout_case layouts[] = {
+	{ "layout-coops.hprof", "true", "true", "false", "16", "8", { 24, 32, 32, 16, 16, 32, 40, 24, 32 } },
+	{ "layout-nocoops.hprof", "false", "true", "false", "16", "8", { 24, 32, 32, 16, 16, 32, 40, 24, 40 } },
+	{ "layout-nocoops-noccp.hprof", "false", "false", "false", "24", "8",
+	  { 32, 40, 32, 24, 16, 40, 48, 32, 48 } },
+	{ "layout-coops-noccp.hprof", "true", "false", "false", "24", "8", { 24, 32, 32, 24, 16, 40, 48, 32, 40 } },
+	{ "layout-align16.hprof", "true", "true", "false", "16", "16", { 32, 32, 32, 16, 16, 32, 48, 32, 32 } },
+	/* An 8-byte header: no hole before C's longs; E is its header alone. */
+	{ "layout-compact.hprof", "true", "true", "true", "12", "8", { 16, 24, 24, 16, 8, 24, 40, 16, 24 } },
+	{ "layout-compact-nocoops.hprof", "false", "true", "true", "12", "8",
+	  { 24, 32, 24, 16, 8, 24, 40, 16, 40 } },
+	/* As layout-coops-noccp but for the arrays of 4-byte or narrower elements. */
+	{ "layout-noccp-jdk22.hprof", "true", "false", "false", "20", "8", { 24, 32, 32, 24, 16, 32, 48, 24, 32 } },
+	/* The same VM's A, E, int[] and byte[]: found only with the help of the
+	 * arrays that the layout with elements from 24 does not space. */
+	{ "layout-noccp-jdk22-arrays.hprof", "true", "false", "false", "20", "8", { 24, 0, 0, 0, 16, 32, 0, 24, 0 } },
+	/* The instances of a JDK 22 VM without compressed oops and class
+	 * pointers: their layout is found, the first listed array header
+	 * taken. */
+	{ "layout-noccp-noarrays.hprof", "false", "false", "false", "24", "8", { 32, 40, 32, 24, 16, 0, 0, 0, 0 } },
 };
 
 /* With --compressed-oops=yes|no: the width of a reference as told, the
@@ -1703,7 +1735,7 @@ static void check_layouts(sqlite3 *db, const conv *c)
 	const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
 	for (size_t i = 0; i < sizeof layouts / sizeof *layouts; i++)
 		if (!strcmp(base, layouts[i].file)) {
-			check_layout(db, layouts[i].coops, layouts[i].ccp, layouts[i].align, layouts[i].want);
+			check_layout(db, &layouts[i]);
 			if (!strcmp(base, "layout-nocoops-noccp.hprof")) {
 				/* Either way the 16-byte headers are found: the
 				 * objects without references are spaced alike by
@@ -1751,6 +1783,11 @@ static const struct {
 	{ "layout-nocoops-noccp", check_layouts },
 	{ "layout-coops-noccp", check_layouts },
 	{ "layout-align16", check_layouts },
+	{ "layout-compact", check_layouts },
+	{ "layout-compact-nocoops", check_layouts },
+	{ "layout-noccp-jdk22", check_layouts },
+	{ "layout-noccp-jdk22-arrays", check_layouts },
+	{ "layout-noccp-noarrays", check_layouts },
 	{ "unknown-tag", NULL },     /* needs the file: see below */
 	{ "truncated", NULL },
 };

@@ -813,22 +813,33 @@ typedef struct heap_ctx {
 } heap_ctx;
 
 /* ---- the size model ----------------------------------------------------------
- * A 64-bit HotSpot object's size depends on four things the dump does not
- * state: the width of a reference (4 with compressed oops, else 8), of the
- * object header (12 with a compressed class pointer, else 16) and of the
- * array header (16, else 24), and the alignment of objects (8 or 16).  The
- * layouts the VM can have: */
+ * A 64-bit HotSpot object's size depends on things the dump does not state:
+ * the width of a reference (4 with compressed oops, else 8), of the object
+ * header (12 with a compressed class pointer, 16 without, 8 with compact
+ * object headers), where an array's elements start (the array header: 16,
+ * 24 without compressed class pointers up to JDK 21 and 20 from JDK 22 on,
+ * 12 with compact headers; 8-byte elements at the next multiple of 8), and
+ * the alignment of objects (8 or 16).  The layouts the VM can have: */
 typedef struct size_model {
 	unsigned oop, obj_header, arr_header, align;
 } size_model;
 static const size_model hotspot_models[] = {
-	{ 4, 12, 16, 8 },  /* compressed oops and class pointers (the default) */
+	{ 4, 12, 16, 8 },  /* compressed oops and class pointers (the default up to JDK 26) */
 	{ 8, 12, 16, 8 },  /* no compressed oops, compressed class pointers (JDK 15+) */
 	{ 8, 16, 24, 8 },  /* neither (JDK 14 or older without compressed oops) */
 	{ 4, 16, 24, 8 },  /* compressed oops, -XX:-UseCompressedClassPointers */
+	{ 4, 8, 12, 8 },   /* compact object headers (JDK 24+, JDK 27's default) */
+	{ 8, 8, 12, 8 },   /* compact object headers, no compressed oops */
+	/* JDK 22 to 26 with -XX:-UseCompressedClassPointers: elements narrower
+	 * than 8 bytes start right after the length, at 20 (JDK-8139457).
+	 * These two are the array variants of the third and fourth: they are
+	 * told apart by arrays only (see sniff_model). */
+	{ 8, 16, 20, 8 },
+	{ 4, 16, 20, 8 },
 	/* The same with -XX:ObjectAlignmentInBytes=16 (compressed oops up to
 	 * a 64 GiB heap): */
 	{ 4, 12, 16, 16 }, { 8, 12, 16, 16 }, { 8, 16, 24, 16 }, { 4, 16, 24, 16 },
+	{ 4, 8, 12, 16 }, { 8, 8, 12, 16 }, { 8, 16, 20, 16 }, { 4, 16, 20, 16 },
 };
 #define NMODELS (sizeof hotspot_models / sizeof *hotspot_models)
 
@@ -937,15 +948,37 @@ static void sniff_chains(sniffer *s)
 	free(path);
 }
 
-/* The size of a pair's first object under model m, or 0 when unknown. */
-static uint64_t sniff_size(sniffer *s, const sniff_pair *o, const size_model *m)
+/* The index of model m's array variant (the same reference width, object
+ * header and alignment, another array header), or -1. */
+static int model_twin(size_t m)
+{
+	const size_model *a = &hotspot_models[m];
+	for (size_t k = 0; k < NMODELS; k++) {
+		const size_model *b = &hotspot_models[k];
+		if (k != m && b->oop == a->oop && b->obj_header == a->obj_header && b->align == a->align)
+			return (int)k;
+	}
+	return -1;
+}
+
+/* The class of a pair's first object when it is an instance whose fields
+ * are known, else NULL. */
+static const sniff_class *sniff_class_of(sniffer *s, const sniff_pair *o)
+{
+	if (o->kind == 1 || o->kind == 2)
+		return NULL;
+	uint64_t *ix = hf_map_get(&s->ix, o->cls);
+	return ix && s->classes[*ix].state == 1 ? &s->classes[*ix] : NULL;
+}
+
+/* The size of a pair's first object (an instance of k, if not an array)
+ * under model m, or 0 when unknown. */
+static uint64_t sniff_size(const sniff_pair *o, const sniff_class *k, const size_model *m)
 {
 	if (o->kind == 1 || o->kind == 2)
 		return array_bytes(m->arr_header, m->align, o->count, o->kind == 1 ? m->oop : o->width);
-	uint64_t *ix = hf_map_get(&s->ix, o->cls);
-	if (!ix || s->classes[*ix].state != 1)
+	if (!k)
 		return 0;
-	const sniff_class *k = &s->classes[*ix];
 	int prim8 = k->prim8, small = k->prim_small;
 	if (k->refs && m->oop == 8)
 		prim8 = 1;
@@ -1079,25 +1112,42 @@ static int sniff_model(reader *r, heap_ctx *h, unsigned sub, unsigned oop)
 	}
 decide:;
 	sniff_chains(&s);
-	uint64_t score[NMODELS] = { 0 };
-	for (size_t i = 0; i < s.npairs; i++)
+	/* A layout scores the pairs it spaces exactly.  A layout and its array
+	 * variant (the same but for where small array elements start) compete
+	 * as one, with the pairs that either spaces; the arrays then choose
+	 * between the two, the first listed on a tie (a window without arrays
+	 * of 4-byte or narrower elements). */
+	uint64_t score[NMODELS] = { 0 }, joint[NMODELS] = { 0 };
+	int twin[NMODELS];
+	for (size_t m = 0; m < NMODELS; m++)
+		twin[m] = model_twin(m);
+	for (size_t i = 0; i < s.npairs; i++) {
+		const sniff_pair *o = &s.pairs[i];
+		const sniff_class *k = sniff_class_of(&s, o);
+		int hit[NMODELS];
 		for (size_t m = 0; m < NMODELS; m++)
-			if (!oop || hotspot_models[m].oop == oop)
-				score[m] += sniff_size(&s, &s.pairs[i], &hotspot_models[m]) == s.pairs[i].gap;
+			hit[m] = (!oop || hotspot_models[m].oop == oop) &&
+			         sniff_size(o, k, &hotspot_models[m]) == o->gap;
+		for (size_t m = 0; m < NMODELS; m++) {
+			score[m] += hit[m];
+			joint[m] += hit[m] || (twin[m] >= 0 && hit[twin[m]]);
+		}
+	}
+	/* The candidates: each layout but the later of a pair of variants. */
 	size_t best = 0;
 	for (size_t m = 1; m < NMODELS; m++)
-		if (score[m] > score[best])
+		if ((twin[m] < 0 || twin[m] > (int)m) && joint[m] > joint[best])
 			best = m;
 	uint64_t runner = 0;
 	for (size_t m = 0; m < NMODELS; m++)
-		if (m != best && score[m] > runner)
-			runner = score[m];
+		if (m != best && (twin[m] < 0 || twin[m] > (int)m) && joint[m] > runner)
+			runner = joint[m];
 	/* The winner must space a good share of the pairs, and clearly more
 	 * than any other layout: several space most objects alike (the same
 	 * rounding), only some pairs tell them apart. */
-	if (score[best] >= SNIFF_MIN && score[best] >= s.npairs / 8 &&
-	    score[best] - runner >= SNIFF_MIN / 2 && score[best] - runner >= score[best] / 16)
-		found = (int)best;
+	if (joint[best] >= SNIFF_MIN && joint[best] >= s.npairs / 8 &&
+	    joint[best] - runner >= SNIFF_MIN / 2 && joint[best] - runner >= joint[best] / 16)
+		found = twin[best] >= 0 && score[twin[best]] > score[best] ? twin[best] : (int)best;
 	hf_map_free(&s.ix);
 	free(s.classes);
 	free(s.pairs);
@@ -3908,10 +3958,14 @@ static hf_status trailer(reader *r)
 	}
 	/* The size model, once decided: a dump without objects has none. */
 	if (!r->android && r->idsize == 8 && r->coops_decided) {
+		snprintf(buf, sizeof buf, "%u", r->arr_header);
 		if ((st = hf_sink_metadata(r->sink, "hprof.compressed_oops", r->coops ? "true" : "false",
 		                           r->err)) ||
 		    (st = hf_sink_metadata(r->sink, "hprof.compressed_class_pointers",
-		                           r->obj_header == 12 ? "true" : "false", r->err)) ||
+		                           r->obj_header != 16 ? "true" : "false", r->err)) ||
+		    (st = hf_sink_metadata(r->sink, "hprof.compact_object_headers",
+		                           r->obj_header == 8 ? "true" : "false", r->err)) ||
+		    (st = hf_sink_metadata(r->sink, "hprof.array_header", buf, r->err)) ||
 		    (st = hf_sink_metadata(r->sink, "hprof.object_alignment", r->obj_align == 16 ? "16" : "8",
 		                           r->err)) ||
 		    (st = hf_sink_metadata(r->sink, "hprof.size_model_from",
