@@ -1273,6 +1273,41 @@ static void scen_length_zero(buf *b)
 	(void)at; /* the length stays 0 */
 }
 
+/* length-zero-roots: a complete HEAP DUMP SEGMENT, then one whose length
+ * was never patched and whose first sub-records are roots with tags that
+ * are top-level tags too (ROOT STICKY CLASS 0x05 is TRACE's, MONITOR USED
+ * 0x07 HEAP SUMMARY's, JNI GLOBAL 0x01 UTF8's), as in a JDK 8 dump cut
+ * short, whose roots come after the objects.  The file ends there. */
+static void scen_length_zero_roots(buf *b)
+{
+	size_t at = small_start(b, "JAVA PROFILE 1.0.2", TAG_HEAP_DUMP_SEGMENT);
+	small_classes(b);
+	item(b, 0x1000, 0x1010, 1);
+	item(b, 0x1010, 0, 2);
+	rec_end(b, at);
+	(void)rec_begin(b, TAG_HEAP_DUMP_SEGMENT); /* the length stays 0 */
+	root_simple(b, ROOT_STICKY_CLASS, SM_ITEM);
+	root_simple(b, ROOT_MONITOR_USED, 0x1000);
+	u1(b, ROOT_JNI_GLOBAL);
+	id(b, 0x1010);
+	id(b, 0x9999);
+}
+
+/* length-zero-end: a HEAP DUMP SEGMENT whose length was never patched,
+ * then HEAP DUMP END and a second dump of one segment. */
+static void scen_length_zero_end(buf *b)
+{
+	(void)small_start(b, "JAVA PROFILE 1.0.2", TAG_HEAP_DUMP_SEGMENT); /* length 0 */
+	small_classes(b);
+	item(b, 0x1000, 0x1010, 1);
+	item(b, 0x1010, 0, 2);
+	rec_end(b, rec_begin(b, TAG_HEAP_DUMP_END));
+	size_t at = rec_begin(b, TAG_HEAP_DUMP_SEGMENT);
+	small_classes(b);
+	item(b, 0x1000, 0, 3);
+	end_segments(b, at);
+}
+
 /* nodata-string: Strings whose char[] is an Android NODATA array (0xC3: a
  * count, no elements), the array before one String and after another (a
  * million elements declared, none there), an int[] right after it, and a
@@ -1801,6 +1836,10 @@ static const struct scenario {
 	  "HotSpot's CLASS DUMP order: java/lang/Class and java/lang/Object after other classes" },
 	{ "length-zero", scen_length_zero,
 	  "1.0.1 HEAP DUMP of length 0 (never patched) followed by its sub-records" },
+	{ "length-zero-roots", scen_length_zero_roots,
+	  "a HEAP DUMP SEGMENT of length 0 (never patched) starting with roots whose tags are top-level tags too" },
+	{ "length-zero-end", scen_length_zero_end,
+	  "a HEAP DUMP SEGMENT of length 0 (never patched), HEAP DUMP END, then a second dump" },
 	{ "shadowed-field", scen_shadowed_field,
 	  "a subclass field with the name of a superclass field" },
 	{ "names-late", scen_names_late, "every LOAD CLASS before the UTF8 record of its name" },

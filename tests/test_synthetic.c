@@ -1350,6 +1350,36 @@ static void check_length_zero(sqlite3 *db, const conv *c)
 	CHECK_EQ_I(edges(db, 1, 0x1000, 0x1010, "next"), 1, "Item.next of 0x1000");
 }
 
+/* The roots' tags are top-level tags too: what follows them does not read
+ * as a top-level record (its length is past the end of the file). */
+static void check_length_zero_roots(sqlite3 *db, const conv *c)
+{
+	(void)c;
+	CHECK_STR(meta(db, "hprof.warnings"), "2", "warnings: length 0, no HEAP DUMP END");
+	CHECK(qs(db, "SELECT value FROM metadata WHERE key = 'hprof.warning' AND value LIKE '%%length 0%%'") != NULL,
+	      "a warning says the record's length is 0");
+	CHECK_STR(meta(db, "heapfmt.complete"), "true", "complete");
+	CHECK_STR(meta(db, "hprof.dumps"), "1", "dumps");
+	CHECK_EQ_I(count_nodes(db, 2), 2, "instances");
+	CHECK_EQ_I(qi(db, "SELECT count(*) FROM root"), 3, "roots");
+	CHECK_STR(qs(db, "SELECT group_concat(kind || ':' || printf('%%x', object), ' ') FROM"
+	             " (SELECT kind, object FROM hprof_gc_root ORDER BY rowid)"),
+	          "STICKY_CLASS:200 MONITOR_USED:1000 JNI_GLOBAL:1010", "the roots in order");
+}
+
+/* A record of length 0 ends where HEAP DUMP END begins; the dump after it
+ * is read as usual. */
+static void check_length_zero_end(sqlite3 *db, const conv *c)
+{
+	(void)c;
+	CHECK_STR(meta(db, "hprof.warnings"), "1", "warnings: length 0");
+	CHECK_STR(meta(db, "heapfmt.complete"), "true", "complete");
+	CHECK_STR(meta(db, "hprof.dumps"), "2", "dumps");
+	CHECK_EQ_I(qi(db, "SELECT count(*) FROM node WHERE dump = 0 AND nodetypeid = 2"), 2, "instances of dump 0");
+	CHECK_EQ_I(qi(db, "SELECT count(*) FROM node WHERE dump = 1 AND nodetypeid = 2"), 1, "instances of dump 1");
+	CHECK_EQ_I(field_value(db, 0x1010, "n"), 2, "Item.n of 0x1010");
+}
+
 static void check_shadowed_field(sqlite3 *db, const conv *c)
 {
 	(void)c;
@@ -1768,6 +1798,8 @@ static const struct {
 	{ "all-records", check_all_records },
 	{ "class-order", check_class_order },
 	{ "length-zero", check_length_zero },
+	{ "length-zero-roots", check_length_zero_roots },
+	{ "length-zero-end", check_length_zero_end },
 	{ "shadowed-field", check_shadowed_field },
 	{ "names-late", check_names_late },
 	{ "deep-chain", check_deep_chain },

@@ -2818,6 +2818,29 @@ static void progress(reader *r)
  *    2^32: when the bytes to the end of the input exceed the length by a
  *    multiple of 2^32, the record runs to the end of the input.  Needs the
  *    input's size (a plain regular file). */
+/* Whether the next bytes, whose first is both a top-level tag and a
+ * sub-record tag (0x01-0x07: UTF8 .. HEAP SUMMARY, or a root), read as a
+ * top-level record: a header whose length the input can hold, followed by
+ * the end of the input or another top-level tag.  When that cannot be
+ * seen (a long record in a stream of unknown size), they do. */
+static bool reads_as_record(reader *r)
+{
+	const uint8_t *p;
+	size_t avail;
+	hf_error ignored;
+	memset(&ignored, 0, sizeof ignored);
+	if (hf_input_peek(r->in, 9, &p, &avail, &ignored) || avail < 9)
+		return false;          /* no room for a record header */
+	uint64_t len = hf_be32(p + 5), size = hf_input_size(r->in), at = hf_input_offset(r->in);
+	if (size && (size < at + 9 || size - at - 9 < len))
+		return false;
+	if (len > 65536)
+		return true;
+	if (hf_input_peek(r->in, 9 + (size_t)len + 1, &p, &avail, &ignored))
+		return true;
+	return avail <= 9 + len || tag_name(p[9 + len]);
+}
+
 static hf_status heap_length(reader *r, unsigned tag, uint64_t start, uint64_t *len, int *to_eof)
 {
 	*to_eof = 0;
@@ -2825,11 +2848,11 @@ static hf_status heap_length(reader *r, unsigned tag, uint64_t start, uint64_t *
 		const uint8_t *p;
 		size_t avail;
 		hf_status st = hf_input_peek(r->in, 1, &p, &avail, r->err);
-		if (st || !avail || tag_name(p[0]) || !sub_name(p[0]))
+		if (st || !avail || !sub_name(p[0]) || (tag_name(p[0]) && reads_as_record(r)))
 			return st;
 		*to_eof = 1;
 		*len = UINT64_MAX;
-		return warn(r, start, "%s record of length 0 is followed by heap-dump sub-records: its length was never written; read to the end of the input",
+		return warn(r, start, "%s record of length 0 is followed by heap-dump sub-records: its length was never written; read to the end of the input or to the next HEAP DUMP END or SEGMENT",
 		            tag_name(tag));
 	}
 	uint64_t size = hf_input_size(r->in), body = start + 9;
@@ -2882,6 +2905,10 @@ static hf_status heap_record(reader *r, unsigned tag, uint64_t length, int to_eo
 			return fail(r, HF_ERR_TRUNCATED, start, tag, -1,
 			            "the file ends %" PRIu64 " bytes before the end of this record", h.left);
 		}
+		/* A record whose length was never written ends where the dump's
+		 * end or next segment begins (neither tag is a sub-record's). */
+		if (to_eof && (p[0] == TAG_HEAP_DUMP_END || p[0] == TAG_HEAP_DUMP_SEGMENT))
+			break;
 		unsigned sub = p[0];
 		take(r, &h, 1);
 		if (!r->coops_decided && (sub == SUB_CLASS_DUMP || sub == SUB_INSTANCE_DUMP ||
