@@ -1590,6 +1590,41 @@ static void scen_android_converted(buf *b)
 	end_segments(b, at);
 }
 
+/* hprof-agent: a dump of the JVMTI hprof agent: 1.0.2, 4-byte ids (the
+ * agent's own object numbers), dotted class names like ART's, but CONTROL
+ * SETTINGS first, HotSpot's instance sizes (the fields' bytes: 0 for
+ * java.lang.Object) and no shadow$_ fields. */
+static void scen_hprof_agent(buf *b)
+{
+	header(b, "JAVA PROFILE 1.0.2", 4, 1505478840497ULL);
+	size_t cs = rec_begin(b, TAG_CONTROL_SETTINGS);
+	u4(b, 1);
+	u2(b, 4);
+	rec_end(b, cs);
+	enum { S_OBJECT = 1, S_INTEGER, S_CHARS, S_VALUE };
+	static const char *const names[] = { "java.lang.Object", "java.lang.Integer", "char[]", "value" };
+	UTF8_ALL(b, S_OBJECT, names);
+	enum { C_OBJECT = 0x100, C_INTEGER = 0x200, C_CHARS = 0x300 };
+	load_class(b, 1, C_OBJECT, S_OBJECT);
+	load_class(b, 2, C_INTEGER, S_INTEGER);
+	load_class(b, 3, C_CHARS, S_CHARS);
+	size_t at = rec_begin(b, TAG_HEAP_DUMP_SEGMENT);
+	class_plain(b, C_OBJECT, 0, 0);
+	static const field integer_fields[] = { { S_VALUE, T_INT, 0 } };
+	cdump i = { .id = C_INTEGER, .super = C_OBJECT, .isize = 4, .fields = integer_fields, .nif = 1 };
+	class_dump(b, &i);
+	class_plain(b, C_CHARS, C_OBJECT, 0);
+	buf f = { 0 };
+	instance_dump(b, 0x1000, C_OBJECT, &f);
+	u4(&f, 42);
+	instance_dump(b, 0x1001, C_INTEGER, &f);
+	free(f.p);
+	static const uint16_t hi[] = { 'h', 'i', '!' };
+	char_array(b, 0x1002, hi, 3);
+	root_simple(b, ROOT_UNKNOWN, 0x1000);
+	end_segments(b, at);
+}
+
 /* segments-then-dump: a run of HEAP DUMP SEGMENTs that a HEAP DUMP record
  * ends, without HEAP DUMP END: two dumps. */
 static void scen_segments_then_dump(buf *b)
@@ -1858,6 +1893,8 @@ static const struct scenario {
 	  "a class id unloaded and loaded again for another class, whose instance precedes its CLASS DUMP" },
 	{ "android-converted", scen_android_converted,
 	  "an Android dump after hprof-conv: 1.0.2, ART's class names and sizes, no Android records" },
+	{ "hprof-agent", scen_hprof_agent,
+	  "the JVMTI hprof agent: 1.0.2, 4-byte ids, dotted names, CONTROL SETTINGS: HotSpot's 32-bit sizes" },
 	{ "segments-then-dump", scen_segments_then_dump,
 	  "HEAP DUMP SEGMENTs ended by a HEAP DUMP record instead of HEAP DUMP END" },
 	{ "names-after-use", scen_names_after_use,

@@ -1466,6 +1466,18 @@ static void check_android_converted(sqlite3 *db, const conv *c)
 	CHECK_EQ_I(count_nodes(db, 4), 1, "byte[]");
 }
 
+/* Names like ART's, but the agent's records: HotSpot's 32-bit model, not
+ * the CLASS DUMP's instance size (which leaves out the header). */
+static void check_hprof_agent(sqlite3 *db, const conv *c)
+{
+	(void)c;
+	CHECK_STR(meta(db, "hprof.warnings"), "0", "warnings");
+	CHECK_STR(meta(db, "hprof.vm"), "hotspot", "vm: the agent's CONTROL SETTINGS");
+	CHECK_EQ_I(qi(db, "SELECT size FROM node WHERE identifier = %d", 0x1000), 8, "Object: align8(8 + 0)");
+	CHECK_EQ_I(qi(db, "SELECT size FROM node WHERE identifier = %d", 0x1001), 16, "Integer: align8(8 + 4)");
+	CHECK_EQ_I(qi(db, "SELECT size FROM node WHERE identifier = %d", 0x1002), 24, "char[3]: align8(12 + 6)");
+}
+
 static void check_segments_then_dump(sqlite3 *db, const conv *c)
 {
 	(void)c;
@@ -1808,6 +1820,7 @@ static const struct {
 	{ "string-named-late", check_string_named_late },
 	{ "class-reused", check_class_reused },
 	{ "android-converted", check_android_converted },
+	{ "hprof-agent", check_hprof_agent },
 	{ "segments-then-dump", check_segments_then_dump },
 	{ "names-after-use", check_names_after_use },
 	{ "layout-coops", check_layouts },

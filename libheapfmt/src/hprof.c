@@ -166,6 +166,8 @@ typedef struct reader {
 	unsigned idsize;
 	int android;         /* 1.0.3, or a 1.0.2 file with ART's class names (hprof-conv) */
 	int art_names;       /* a LOAD CLASS named java.lang.Object or char[] (ART's form) */
+	int agent_records;   /* a CONTROL SETTINGS or START THREAD record, which the JVMTI hprof
+	                      * agent writes and ART and Dalvik do not: its names look like ART's */
 	char version[40];
 	uint64_t timestamp_ms;
 
@@ -1164,7 +1166,7 @@ static void decide_model(reader *r, heap_ctx *h, unsigned sub)
 	/* hprof-conv turns an Android dump into a 1.0.2 file and leaves the
 	 * rest as it was: 4-byte ids, ART's class names (LOAD CLASS comes
 	 * before the heap). */
-	if (!r->android && r->idsize == 4 && r->art_names)
+	if (!r->android && r->idsize == 4 && r->art_names && !r->agent_records)
 		r->android = 1;
 	r->obj_align = 8;
 	if (r->android) {
@@ -3214,6 +3216,7 @@ static hf_status body_record(reader *r, unsigned tag, const uint8_t *p, uint64_t
 	}
 	case TAG_START_THREAD:
 		EXPECT(8 + 4 * I);
+		r->agent_records = 1;
 		vals_clear(r, 6);
 		val_int(&r->vals[0], hf_be32(p));
 		val_u(&r->vals[1], hf_beid(p + 4, I));
@@ -3291,6 +3294,7 @@ static hf_status body_record(reader *r, unsigned tag, const uint8_t *p, uint64_t
 	}
 	case TAG_CONTROL_SETTINGS:
 		EXPECT(6);
+		r->agent_records = 1;
 		snprintf(num, sizeof num, "%u", hf_be32(p));
 		if ((st = hf_sink_metadata(r->sink, "hprof.control_settings.flags", num, r->err)))
 			return st;
