@@ -555,7 +555,7 @@ hf_status ddm_take(hf_input *in, uint64_t n, hf_buf *buf, const uint8_t **p, uin
 		return HF_OK;
 	}
 	hf_buf_reset(buf);
-	if (n > SIZE_MAX / 2 || !hf_buf_reserve(buf, (size_t)n))
+	if (n > SIZE_MAX / 2)
 		return hf_error_set(err, HF_ERR_NOMEM, "out of memory (%" PRIu64 " bytes)", n);
 	while (buf->len < n) {
 		if ((st = hf_input_peek(in, 1 << 20, &q, &avail, err)))
@@ -563,6 +563,20 @@ hf_status ddm_take(hf_input *in, uint64_t n, hf_buf *buf, const uint8_t **p, uin
 		if (!avail)
 			break;
 		size_t t = n - buf->len < avail ? (size_t)(n - buf->len) : avail;
+		if (buf->cap - buf->len < t) {
+			/* Grown as the payload comes, up to n: a length past the end
+			 * of the input costs no more memory than the input holds. */
+			size_t ncap = buf->cap ? buf->cap * 2 : (size_t)1 << 20;
+			if (ncap < buf->len + t)
+				ncap = buf->len + t;
+			if (ncap > n)
+				ncap = (size_t)n;
+			uint8_t *g = realloc(buf->data, ncap);
+			if (!g)
+				return hf_error_set(err, HF_ERR_NOMEM, "out of memory (%zu bytes)", ncap);
+			buf->data = g;
+			buf->cap = ncap;
+		}
 		memcpy(buf->data + buf->len, q, t);
 		buf->len += t;
 		hf_input_consume(in, t);

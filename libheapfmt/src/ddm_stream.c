@@ -522,7 +522,14 @@ static hf_status do_hpif(stream *s, const uint8_t *p, size_t n, uint64_t base, u
 		ddm_vals_clear(c, 9);
 		ddm_val_u(&c->vals[0], chunk);
 		ddm_val_u(&c->vals[1], hf_be32(h));
-		ddm_val_u(&c->vals[2], ms);
+		/* A u8, but a time past 2^63 ms (292 million years) is no time:
+		 * left out, with a warning, rather than written negative. */
+		if (ms <= INT64_MAX)
+			ddm_val_u(&c->vals[2], ms);
+		else if ((st = cwarn(s, T_HPIF, base, 4 + i * 29 + 4,
+		                     "heap %" PRIu32 "'s timestamp %" PRIu64 " ms is out of range: left out",
+		                     hf_be32(h), ms)))
+			return st;
 		if (iso[0])
 			ddm_val_s(&c->vals[3], iso, strlen(iso));
 		ddm_val_u(&c->vals[4], h[12]);
@@ -602,7 +609,10 @@ static hf_status do_start_end(stream *s, uint32_t type, const uint8_t *p, size_t
 	series *x = find_series(s, native, heap);
 	if (start) {
 		if (x) {
-			if ((st = unpaired(s, type, base, "heap %" PRIu32 " is started again before its %s",
+			/* A series that segments outside any opened (start_chunk
+			 * -1) was not started: they were warned about already. */
+			if (x->start_chunk >= 0 &&
+			    (st = unpaired(s, type, base, "heap %" PRIu32 " is started again before its %s",
 			                   heap, native ? "NHEN" : "HPEN")))
 				return st;
 			if ((st = close_series(s, x, -1)))
@@ -1047,13 +1057,13 @@ static hf_status read_jdwp(stream *s)
 			s->stats->handshakes++;
 			continue;
 		}
+		if (avail >= 4 && !memcmp(p, "JDWP", 4))
+			return hf_error_at(s->err, HF_ERR_FORMAT, off, "JDWP handshake",
+			                   "an incomplete or damaged \"JDWP-Handshake\"");
 		if (avail < 11)
 			return truncated(s, off, "JDWP header", "a JDWP packet header", avail, 11);
 		uint32_t len = hf_be32(p), id = hf_be32(p + 4);
 		unsigned flags = p[8], cs = p[9], cmd = p[10];
-		if (!memcmp(p, "JDWP", 4))
-			return hf_error_at(s->err, HF_ERR_FORMAT, off, "JDWP handshake",
-			                   "an incomplete or damaged \"JDWP-Handshake\"");
 		if (len < 11)
 			return hf_error_at(s->err, HF_ERR_FORMAT, off, "JDWP header",
 			                   "packet length %" PRIu32 " is below the 11-byte header", len);
@@ -1261,14 +1271,22 @@ static hf_ddm_shape sniff(stream *s, hf_status *st)
 		return HF_DDM_SHAPE_AUTO;
 	int whole = avail < SNIFF_WINDOW;
 	uint64_t end = whole ? avail : hf_input_size(s->in);
-	if (avail >= 14 && !memcmp(p, HANDSHAKE, 14))
+	/* The handshake, or what is left of it (the JDWP reader says it is
+	 * damaged): no chunk type is "JDWP". */
+	if (avail >= 4 && !memcmp(p, HANDSHAKE, 4))
 		return HF_DDM_SHAPE_JDWP;
 	/* A report may start with four letters (header lengths of 0x41 ...):
-	 * bare chunks must chain, or the bytes must not read as a report. */
-	if (avail >= 8 && chunk_like(p) &&
-	    (header_chain(p, avail, end, 8, chunk_header) == CHAIN_YES ||
-	     !real_like(p, avail, end, whole)))
-		return HF_DDM_SHAPE_CHUNKS;
+	 * bare chunks must chain, or start with a chunk type heapfmt knows
+	 * whose length runs past the window (an HPDS of a whole hprof file),
+	 * or the bytes must not read as a report. */
+	if (avail >= 8 && chunk_like(p)) {
+		int chain = header_chain(p, avail, end, 8, chunk_header);
+		uint32_t type = hf_be32(p);
+		if (chain == CHAIN_YES ||
+		    (chain == CHAIN_MAYBE && (hf_ddm_chunk_decoded(type) || is_skipped_type(type))) ||
+		    !real_like(p, avail, end, whole))
+			return HF_DDM_SHAPE_CHUNKS;
+	}
 	if (avail >= 11) {
 		/* Packets without the handshake: their headers chain. */
 		int chain = header_chain(p, avail, end, 11, jdwp_header);
@@ -1303,7 +1321,8 @@ static hf_status end_series(stream *s)
 	hf_status st;
 	while (s->nopen) {
 		series *x = &s->open[0];
-		if ((st = unpaired(s, x->native ? T_NHST : T_HPST, hf_input_offset(s->in),
+		if (x->start_chunk >= 0 &&
+		    (st = unpaired(s, x->native ? T_NHST : T_HPST, hf_input_offset(s->in),
 		                   "heap %" PRIu32 " started but the input ends before its %s", x->heap,
 		                   x->native ? "NHEN" : "HPEN")))
 			return st;

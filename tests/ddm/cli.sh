@@ -67,6 +67,11 @@ check "alloc2ndjson reads a report that starts with letters" sh -c "'$tools/allo
 check "hpsg2ndjson takes it for a report" sh -c "'$tools/hpsg2ndjson' '$t/letters.alloc' > '$t/letters.nd' && grep -c '\"record\":\"ddm.allocation\"' '$t/letters.nd' | grep -qx 16640"
 check "as a payload, not chunks" grep -q '"key":"ddm.shape","value":"payload"' "$t/letters.nd"
 check "with no chunk but the REAL" sh -c "grep -c '\"record\":\"ddm.chunk\"' '$t/letters.nd' | grep -qx 1"
+# An HPIF timestamp past 2^63 ms: left out with a warning, not negative.
+"$gen" "$descs/hpif-time-range.desc" "$t/ht.bin" || exit 1
+check "a timestamp out of range" expect_rc 0 "$tools/hpsg2ndjson" "$t/ht.bin" "$t/ht.nd"
+check "is left out" sh -c "grep '\"record\":\"ddm.heap_info\"' '$t/ht.nd' | grep -v -q timestamp_ms"
+check "with a warning" grep -q '"offset 16 (HPIF): heap 1.s timestamp 18446744073709551615 ms is out of range' "$t/ht.nd"
 check "convert" expect_rc 0 "$tools/hpsg2heapdb" "$t/s.bin" "$t/s.db"
 echo keep >"$t/exists.db"
 check "an existing database is refused" expect_rc 3 "$tools/alloc2heapdb" "$t/a.alloc" "$t/exists.db"
