@@ -2840,7 +2840,7 @@ static bool reads_as_record(reader *r)
 		return true;
 	if (hf_input_peek(r->in, 9 + (size_t)len + 1, &p, &avail, &ignored))
 		return true;
-	return avail <= 9 + len || tag_name(p[9 + len]);
+	return avail == 9 + len || (avail > 9 + len && tag_name(p[9 + len]));
 }
 
 static hf_status heap_length(reader *r, unsigned tag, uint64_t start, uint64_t *len, int *to_eof)
