@@ -563,22 +563,10 @@ hf_status ddm_take(hf_input *in, uint64_t n, hf_buf *buf, const uint8_t **p, uin
 		if (!avail)
 			break;
 		size_t t = n - buf->len < avail ? (size_t)(n - buf->len) : avail;
-		if (buf->cap - buf->len < t) {
-			/* Grown as the payload comes, up to n: a length past the end
-			 * of the input costs no more memory than the input holds. */
-			size_t ncap = buf->cap ? buf->cap * 2 : (size_t)1 << 20;
-			if (ncap < buf->len + t)
-				ncap = buf->len + t;
-			if (ncap > n)
-				ncap = (size_t)n;
-			uint8_t *g = realloc(buf->data, ncap);
-			if (!g)
-				return hf_error_set(err, HF_ERR_NOMEM, "out of memory (%zu bytes)", ncap);
-			buf->data = g;
-			buf->cap = ncap;
-		}
-		memcpy(buf->data + buf->len, q, t);
-		buf->len += t;
+		/* Grown as the payload comes: a length past the end of the
+		 * input costs no more memory than the input holds. */
+		if (!hf_buf_append(buf, q, t))
+			return hf_error_set(err, HF_ERR_NOMEM, "out of memory (%zu bytes)", buf->len + t);
 		hf_input_consume(in, t);
 	}
 	*p = buf->data;
