@@ -434,6 +434,12 @@ void hf_bigmem_release(hf_bigmem *m, void *p);
  * process above the limit all the same (then it backs off). */
 uint64_t hf_bigmem_released(hf_bigmem *m, uint64_t *sweeps);
 void hf_bigmem_free(hf_bigmem *m);
+/* For the tests: when set, hf_bigmem_new starts no watching thread and the
+ * test takes each look itself with hf_bigmem_test_look (what the thread
+ * does every few ms), so that what a look decides does not hang on when
+ * the thread runs. */
+extern int hf_bigmem_test_manual;
+void hf_bigmem_test_look(hf_bigmem *m);
 
 /* ---- presorted indexes (presorted.c) ---------------------------------------
  * Big indexes are created empty before their table is filled and filled at
