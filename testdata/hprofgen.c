@@ -1756,33 +1756,40 @@ static uint64_t layout_size(unsigned oop, unsigned hdr, unsigned ahdr, unsigned 
 	case 5: x = ahdr + 4 * len; break;                     /* int[] */
 	case 6: x = ((ahdr + 7) & ~7u) + 8 * len; break;       /* long[] */
 	case 7: x = ahdr + len; break;                         /* byte[] */
-	default: x = (oop == 8 ? ((ahdr + 7) & ~7u) : ahdr) + oop * len; /* Object[] */
+	case 8: x = (oop == 8 ? ((ahdr + 7) & ~7u) : ahdr) + oop * len; break; /* Object[] */
+	default: x = (oop == 8 ? (hdr + 7) & ~7u : hdr) + 2 * oop;     /* F: the references' hole */
 	}
 	return (x + align - 1) & ~(uint64_t)(align - 1);
 }
 
+/* kinds: bits 0-8 A to Object[] as above, bit 9 F {Object r, s}; SHORT_ARRAYS:
+ * arrays of 1-4 elements. */
+enum { KIND_F = 1u << 9, SHORT_ARRAYS = 1u << 10 };
 static void scen_layout(buf *b, unsigned oop, unsigned hdr, unsigned ahdr, unsigned align,
                         unsigned kinds)
 {
-	unsigned list[9], nkinds = 0;
-	for (unsigned k = 0; k < 9; k++)
+	unsigned list[10], nkinds = 0;
+	for (unsigned k = 0; k < 10; k++)
 		if (kinds >> k & 1)
 			list[nkinds++] = k;
 	header(b, "JAVA PROFILE 1.0.2", 8, 1700000000000ULL);
 	const uint64_t S = 0x7F3A00001000ULL, C = 0x700000000ULL;
 	static const char *const names[] = { "java/lang/Object", "com/example/A", "com/example/B",
 		"com/example/C", "com/example/D", "com/example/E", "[I", "[J", "[B", "[Ljava/lang/Object;",
-		"i", "r", "l", "x", "y", "b" };
-	enum { N_I = 10, N_R, N_L, N_X, N_Y, N_B };
+		"i", "r", "l", "x", "y", "b", "com/example/F", "s" };
+	enum { N_I = 10, N_R, N_L, N_X, N_Y, N_B, N_F, N_S };
 	for (unsigned i = 0; i < sizeof names / sizeof *names; i++)
 		utf8(b, S + 16 * i, names[i]);
 	for (unsigned i = 0; i < 10; i++)
 		load_class(b, i + 1, C + 0x100 * i, S + 16 * i);
+	if (kinds & KIND_F)
+		load_class(b, 11, C + 0xA00, S + 16 * N_F);
 	size_t at = rec_begin(b, TAG_HEAP_DUMP_SEGMENT);
 	static const field fa[] = { { S + 16 * N_I, T_INT, 0 }, { S + 16 * N_R, T_OBJECT, 0 } };
 	static const field fb[] = { { S + 16 * N_L, T_LONG, 0 } };
 	static const field fc[] = { { S + 16 * N_X, T_LONG, 0 }, { S + 16 * N_Y, T_DOUBLE, 0 } };
 	static const field fd[] = { { S + 16 * N_B, T_BYTE, 0 } };
+	static const field ff[] = { { S + 16 * N_R, T_OBJECT, 0 }, { S + 16 * N_S, T_OBJECT, 0 } };
 	class_plain(b, C, 0, 0);
 	cdump a = { .id = C + 0x100, .super = C, .isize = 12, .fields = fa, .nif = 2 };
 	cdump bb = { .id = C + 0x200, .super = C + 0x100, .isize = 8, .fields = fb, .nif = 1 };
@@ -1794,9 +1801,15 @@ static void scen_layout(buf *b, unsigned oop, unsigned hdr, unsigned ahdr, unsig
 	class_dump(b, &d);
 	for (unsigned i = 5; i < 10; i++)
 		class_plain(b, C + 0x100 * i, C, 0);
+	if (kinds & KIND_F) {
+		cdump f = { .id = C + 0xA00, .super = C, .isize = 16, .fields = ff, .nif = 2 };
+		class_dump(b, &f);
+	}
 	uint64_t addr = 0x10000000;
 	for (unsigned k = 0; k < 400; k++) {
 		unsigned kind = list[k % nkinds], len = (k / nkinds) % 7;
+		if (kinds & SHORT_ARRAYS)
+			len = 1 + (k / nkinds) % 4;
 		if (k && k % 150 == 0) {     /* the reading ahead crosses segments */
 			rec_end(b, at);
 			at = rec_begin(b, TAG_HEAP_DUMP_SEGMENT);
@@ -1811,7 +1824,8 @@ static void scen_layout(buf *b, unsigned oop, unsigned hdr, unsigned ahdr, unsig
 		case 5: { int32_t v[7] = { 0 }; primitive_array(b, addr, T_INT, len, v); break; }
 		case 6: { int64_t v[7] = { 0 }; primitive_array(b, addr, T_LONG, len, v); break; }
 		case 7: primitive_array(b, addr, T_BYTE, len, "abcdefg"); break;
-		default: { uint64_t e[7] = { 0 }; object_array(b, addr, C + 0x900, len, e); }
+		case 8: { uint64_t e[7] = { 0 }; object_array(b, addr, C + 0x900, len, e); break; }
+		default: id(&f, 0x10000000); id(&f, 0); instance_dump(b, addr, C + 0xA00, &f);
 		}
 		free(f.p);
 		addr += layout_size(oop, hdr, ahdr, align, kind, len);
@@ -1840,6 +1854,14 @@ static void scen_layout_noccp_jdk22_arrays(buf *b)
 }
 /* Such a VM's instances only: nothing tells where its array elements start. */
 static void scen_layout_noccp_noarrays(buf *b) { scen_layout(b, 8, 16, 20, 8, INSTANCES); }
+/* No compressed oops, compressed class pointers; objects that 16-byte
+ * headers space alike (fields of 8 bytes, byte[] of 1-4 elements from 20):
+ * the tie is between layouts of 8-byte references, and the first of them
+ * is taken, not the first address's compressed oops. */
+static void scen_layout_nocoops_tie(buf *b)
+{
+	scen_layout(b, 8, 12, 16, 8, 1u << 2 | 1u << 4 | 1u << 7 | KIND_F | SHORT_ARRAYS);
+}
 
 static const struct scenario {
 	const char *name;
@@ -1921,6 +1943,8 @@ static const struct scenario {
 	  "8-byte ids, objects side by side: 16-byte headers, array elements from 20, half small arrays" },
 	{ "layout-noccp-noarrays", scen_layout_noccp_noarrays,
 	  "8-byte ids, instances side by side: 16-byte headers, 8-byte references, no arrays" },
+	{ "layout-nocoops-tie", scen_layout_nocoops_tie,
+	  "8-byte ids, objects side by side: 8-byte references, sizes that 12- and 16-byte headers share" },
 	{ "wrapped-length", scen_wrapped_length,
 	  "1.0.1 HEAP DUMP over 4 GiB, length modulo 2^32 (a sparse file of 4 GiB)" },
 };

@@ -1673,14 +1673,15 @@ static void fresh_dir(const char *dir)
  * worked out by hand for each layout (schema/README.md, Shallow sizes). */
 typedef struct layout_case {
 	const char *file, *coops, *ccp, *compact, *arr_header, *align;
-	long long want[9];      /* 0: the scenario has no such objects */
+	long long want[10];     /* 0: the scenario has no such objects */
 } layout_case;
 
 static void check_layout(sqlite3 *db, const layout_case *l)
 {
 	const long long C = 0x700000000LL;
-	static const char *const what[9] = { "A {int, ref}", "B extends A {long}", "C {long, double}",
-		"D {byte}", "E {}", "int[3]", "long[3]", "byte[3]", "Object[3]" };
+	static const char *const what[10] = { "A {int, ref}", "B extends A {long}", "C {long, double}",
+		"D {byte}", "E {}", "int[3]", "long[3]", "byte[3]", "Object[3]", "F {ref, ref}" };
+	static const int instances[] = { 0, 1, 2, 3, 4, 9 };
 	CHECK_STR(meta(db, "hprof.warnings"), "0", "warnings");
 	CHECK_STR(meta(db, "hprof.compressed_oops"), l->coops, "compressed oops");
 	CHECK_STR(meta(db, "hprof.compressed_class_pointers"), l->ccp, "compressed class pointers");
@@ -1690,7 +1691,8 @@ static void check_layout(sqlite3 *db, const layout_case *l)
 	CHECK_STR(meta(db, "hprof.size_model_from"), "spacing", "model from the objects' spacing");
 	CHECK_EQ_I(count_nodes(db, 2) + count_nodes(db, 3) + count_nodes(db, 4), 400, "objects");
 	char msg[64];
-	for (int k = 0; k < 5; k++) {
+	for (size_t i = 0; i < sizeof instances / sizeof *instances; i++) {
+		int k = instances[i];
 		if (!l->want[k]) {
 			snprintf(msg, sizeof msg, "no %s", what[k]);
 			CHECK_EQ_I(qi(db, "SELECT count(*) FROM node WHERE class = %lld", C + 0x100 * (k + 1)), 0, msg);
@@ -1744,6 +1746,10 @@ static const layout_case layouts[] = {
 	 * pointers: their layout is found, the first listed array header
 	 * taken. */
 	{ "layout-noccp-noarrays.hprof", "false", "false", "false", "24", "8", { 32, 40, 32, 24, 16, 0, 0, 0, 0 } },
+	/* No compressed oops, compressed class pointers, only objects that
+	 * 16-byte headers space alike: F's 8-byte references decide the width,
+	 * the first layout of that width is taken. */
+	{ "layout-nocoops-tie.hprof", "false", "true", "false", "16", "8", { 0, 0, 32, 0, 16, 0, 0, 24, 0, 32 } },
 };
 
 /* With --compressed-oops=yes|no: the width of a reference as told, the
@@ -1833,6 +1839,7 @@ static const struct {
 	{ "layout-noccp-jdk22", check_layouts },
 	{ "layout-noccp-jdk22-arrays", check_layouts },
 	{ "layout-noccp-noarrays", check_layouts },
+	{ "layout-nocoops-tie", check_layouts },
 	{ "unknown-tag", NULL },     /* needs the file: see below */
 	{ "truncated", NULL },
 };

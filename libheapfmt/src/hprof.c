@@ -1147,8 +1147,28 @@ decide:;
 	/* The winner must space a good share of the pairs, and clearly more
 	 * than any other layout: several space most objects alike (the same
 	 * rounding), only some pairs tell them apart. */
-	if (joint[best] >= SNIFF_MIN && joint[best] >= s.npairs / 8 &&
-	    joint[best] - runner >= SNIFF_MIN / 2 && joint[best] - runner >= joint[best] / 16)
+	uint64_t margin = joint[best] / 16 > SNIFF_MIN / 2 ? joint[best] / 16 : SNIFF_MIN / 2;
+	if (joint[best] >= SNIFF_MIN && joint[best] >= s.npairs / 8 && joint[best] - runner < margin) {
+		/* Layouts that come as close space the window's objects alike
+		 * (the same sizes but for a few): when they all have one
+		 * reference width, the first listed of them (the more common
+		 * VM) rather than the first address's guess at the width.  All
+		 * 8-byte fields and short byte[] are spaced alike with 12- and
+		 * 16-byte headers, not with 4- and 8-byte references. */
+		int first = -1;
+		for (size_t m = 0; m < NMODELS; m++) {
+			if ((twin[m] >= 0 && twin[m] < (int)m) || joint[best] - joint[m] >= margin)
+				continue;
+			if (hotspot_models[m].oop != hotspot_models[best].oop) {
+				first = -1;
+				break;
+			}
+			if (first < 0)
+				first = (int)m;
+		}
+		best = first >= 0 ? (size_t)first : NMODELS;
+	}
+	if (best < NMODELS && joint[best] >= SNIFF_MIN && joint[best] >= s.npairs / 8)
 		found = twin[best] >= 0 && score[twin[best]] > score[best] ? twin[best] : (int)best;
 	hf_map_free(&s.ix);
 	free(s.classes);
