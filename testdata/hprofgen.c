@@ -1277,8 +1277,11 @@ static void scen_length_zero(buf *b)
  * was never patched and whose first sub-records are roots with tags that
  * are top-level tags too (ROOT STICKY CLASS 0x05 is TRACE's, MONITOR USED
  * 0x07 HEAP SUMMARY's, JNI GLOBAL 0x01 UTF8's), as in a JDK 8 dump cut
- * short, whose roots come after the objects.  The file ends there. */
-static void scen_length_zero_roots(buf *b)
+ * short, whose roots come after the objects.  The file ends there.
+ * length-zero-roots-padded: the same followed by 60 ROOT UNKNOWNs (tag 0xFF),
+ * so that the file holds what the first root would declare as a record's
+ * length (512 bytes): the byte after those 512 says it is no record. */
+static void length_zero_roots(buf *b, unsigned pad)
 {
 	size_t at = small_start(b, "JAVA PROFILE 1.0.2", TAG_HEAP_DUMP_SEGMENT);
 	small_classes(b);
@@ -1291,7 +1294,12 @@ static void scen_length_zero_roots(buf *b)
 	u1(b, ROOT_JNI_GLOBAL);
 	id(b, 0x1010);
 	id(b, 0x9999);
+	for (unsigned i = 0; i < pad; i++)
+		root_simple(b, ROOT_UNKNOWN, 0x1000);
 }
+
+static void scen_length_zero_roots(buf *b) { length_zero_roots(b, 0); }
+static void scen_length_zero_roots_padded(buf *b) { length_zero_roots(b, 60); }
 
 /* length-zero-end: a HEAP DUMP SEGMENT whose length was never patched,
  * then HEAP DUMP END and a second dump of one segment. */
@@ -1895,6 +1903,8 @@ static const struct scenario {
 	  "1.0.1 HEAP DUMP of length 0 (never patched) followed by its sub-records" },
 	{ "length-zero-roots", scen_length_zero_roots,
 	  "a HEAP DUMP SEGMENT of length 0 (never patched) starting with roots whose tags are top-level tags too" },
+	{ "length-zero-roots-padded", scen_length_zero_roots_padded,
+	  "length-zero-roots followed by 60 ROOT UNKNOWNs: the first root's would-be record length fits the file" },
 	{ "length-zero-end", scen_length_zero_end,
 	  "a HEAP DUMP SEGMENT of length 0 (never patched), HEAP DUMP END, then a second dump" },
 	{ "shadowed-field", scen_shadowed_field,

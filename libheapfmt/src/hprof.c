@@ -2831,38 +2831,68 @@ static void progress(reader *r)
 	r->opt->progress(r->opt->progress_ctx, hf_input_raw_offset(r->in), hf_input_raw_size(r->in));
 }
 
-/* A heap-dump record's declared length, corrected in the two cases real
- * readers recover from (spec section 7), each with a warning:
- *  - length 0 followed by heap-dump sub-records: the writer's placeholder
- *    was never patched (HotSpot writes 0 first and patches the length at the
- *    end): the record runs to the end of the input (*to_eof);
- *  - a HEAP DUMP over 4 GiB, whose u4 length HotSpot <= 8 stored modulo
- *    2^32: when the bytes to the end of the input exceed the length by a
- *    multiple of 2^32, the record runs to the end of the input.  Needs the
- *    input's size (a plain regular file). */
+/* Whether a record of tag 0x01-0x07 and a body of len bytes, whose first
+ * `have` bytes are at b, has a length this reader accepts (that of its
+ * type, or the one its counts give: TRACE, ALLOC SITES; a UTF8 of at most
+ * MAX_SMALL_RECORD), and, for a UTF8 longer than what is seen, no NUL in
+ * the text seen (modified UTF-8 has none; ids and counts most often do). */
+static bool record_shape_ok(const reader *r, unsigned tag, uint64_t len, const uint8_t *b, size_t have)
+{
+	const unsigned I = r->idsize;
+	switch (tag) {
+	case TAG_UTF8:
+		if (len < I || len > MAX_SMALL_RECORD)
+			return false;
+		if (len > have)
+			for (size_t i = I; i < have; i++)
+				if (!b[i])
+					return false;
+		return true;
+	case TAG_LOAD_CLASS: return len == 8 + 2 * I;
+	case TAG_UNLOAD_CLASS: return len == 4;
+	case TAG_FRAME: return len == 4 * I + 8;
+	case TAG_TRACE: return len >= 12 && have >= 12 && len == 12 + (uint64_t)hf_be32(b + 8) * I;
+	case TAG_ALLOC_SITES: return len >= 34 && have >= 34 && len == 34 + (uint64_t)hf_be32(b + 30) * 25;
+	case TAG_HEAP_SUMMARY: return len == 24;
+	default: return true;
+	}
+}
+
 /* Whether the next bytes, whose first is both a top-level tag and a
  * sub-record tag (0x01-0x07: UTF8 .. HEAP SUMMARY, or a root), read as a
- * top-level record: a header whose length the input can hold, followed by
- * the end of the input or another top-level tag.  When that cannot be
- * seen (a long record in a stream of unknown size), they do. */
+ * top-level record: a header whose length the input can hold and the
+ * record's type accepts, followed by the end of the input or another
+ * top-level tag.  When that cannot be seen (a UTF8 longer than the look
+ * ahead in a stream of unknown size), they do. */
+#define RECORD_LOOK ((size_t)65536)
 static bool reads_as_record(reader *r)
 {
 	const uint8_t *p;
 	size_t avail;
 	hf_error ignored;
 	memset(&ignored, 0, sizeof ignored);
-	if (hf_input_peek(r->in, 9, &p, &avail, &ignored) || avail < 9)
+	if (hf_input_peek(r->in, 9 + RECORD_LOOK + 1, &p, &avail, &ignored) || avail < 9)
 		return false;          /* no room for a record header */
 	uint64_t len = hf_be32(p + 5), size = hf_input_size(r->in), at = hf_input_offset(r->in);
 	if (size && (size < at + 9 || size - at - 9 < len))
 		return false;
-	if (len > 65536)
-		return true;
-	if (hf_input_peek(r->in, 9 + (size_t)len + 1, &p, &avail, &ignored))
+	if (!record_shape_ok(r, p[0], len, p + 9, avail - 9))
+		return false;
+	if (len > RECORD_LOOK)
 		return true;
 	return avail == 9 + len || (avail > 9 + len && tag_name(p[9 + len]));
 }
 
+/* A heap-dump record's declared length, corrected in the two cases real
+ * readers recover from (spec section 7), each with a warning:
+ *  - length 0 followed by heap-dump sub-records: the writer's placeholder
+ *    was never patched (HotSpot writes 0 first and patches the length at the
+ *    end): the record runs to the end of the input or to the next HEAP
+ *    DUMP END or HEAP DUMP SEGMENT (*to_eof);
+ *  - a HEAP DUMP over 4 GiB, whose u4 length HotSpot <= 8 stored modulo
+ *    2^32: when the bytes to the end of the input exceed the length by a
+ *    multiple of 2^32, the record runs to the end of the input.  Needs the
+ *    input's size (a plain regular file). */
 static hf_status heap_length(reader *r, unsigned tag, uint64_t start, uint64_t *len, int *to_eof)
 {
 	*to_eof = 0;
