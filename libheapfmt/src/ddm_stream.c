@@ -1283,7 +1283,8 @@ static hf_ddm_shape sniff(stream *s, hf_status *st)
 		int chain = header_chain(p, avail, end, 8, chunk_header);
 		uint32_t type = hf_be32(p);
 		if (chain == CHAIN_YES ||
-		    (chain == CHAIN_MAYBE && (hf_ddm_chunk_decoded(type) || is_skipped_type(type))) ||
+		    (chain == CHAIN_MAYBE && 8 + (uint64_t)hf_be32(p + 4) > avail &&
+		     (hf_ddm_chunk_decoded(type) || is_skipped_type(type))) ||
 		    !real_like(p, avail, end, whole))
 			return HF_DDM_SHAPE_CHUNKS;
 	}

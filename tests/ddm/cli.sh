@@ -67,6 +67,11 @@ check "alloc2ndjson reads a report that starts with letters" sh -c "'$tools/allo
 check "hpsg2ndjson takes it for a report" sh -c "'$tools/hpsg2ndjson' '$t/letters.alloc' > '$t/letters.nd' && grep -c '\"record\":\"ddm.allocation\"' '$t/letters.nd' | grep -qx 16640"
 check "as a payload, not chunks" grep -q '"key":"ddm.shape","value":"payload"' "$t/letters.nd"
 check "with no chunk but the REAL" sh -c "grep -c '\"record\":\"ddm.chunk\"' '$t/letters.nd' | grep -qx 1"
+# One that starts with a known chunk type ("HPIF") whose length ends inside
+# the first 64 KiB, with no chunk after it: a report too.
+"$gen" "$descs/alloc-hpif.desc" "$t/hpif.alloc" || exit 1
+check "hpsg2ndjson takes a report starting with HPIF for a report" sh -c "'$tools/hpsg2ndjson' '$t/hpif.alloc' > '$t/hpif.nd' && grep -c '\"record\":\"ddm.allocation\"' '$t/hpif.nd' | grep -qx 17920"
+check "as a payload" grep -q '"key":"ddm.shape","value":"payload"' "$t/hpif.nd"
 # An HPIF timestamp past 2^63 ms: left out with a warning, not negative.
 "$gen" "$descs/hpif-time-range.desc" "$t/ht.bin" || exit 1
 check "a timestamp out of range" expect_rc 0 "$tools/hpsg2ndjson" "$t/ht.bin" "$t/ht.nd"
