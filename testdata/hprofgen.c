@@ -645,6 +645,14 @@ static void item(buf *b, uint64_t obj, uint64_t next, int32_t n)
 	free(f.p);
 }
 
+/* The small dumps' classes and two Items, 0x1000 (n 1) -> 0x1010 (n 2). */
+static void small_pair(buf *b)
+{
+	small_classes(b);
+	item(b, 0x1000, 0x1010, 1);
+	item(b, 0x1010, 0, 2);
+}
+
 /* duplicate-ids: objects whose id was met before in the same dump (the
  * first one is kept, with its subtype row or without), after runs of
  * ascending ids and as the highest id so far; and an object below the
@@ -710,9 +718,7 @@ static void scen_unknown_tag(buf *b)
 	load_class(b, 2, SM_ITEM, SM_S_ITEM);
 	load_class(b, 3, SM_INTS, SM_S_INTS);
 	at = rec_begin(b, TAG_HEAP_DUMP_SEGMENT);
-	small_classes(b);
-	item(b, 0x1000, 0x1010, 1);
-	item(b, 0x1010, 0, 2);
+	small_pair(b);
 	end_segments(b, at);
 }
 
@@ -1264,9 +1270,7 @@ static void scen_class_order(buf *b)
 static void scen_length_zero(buf *b)
 {
 	size_t at = small_start(b, "JAVA PROFILE 1.0.1", TAG_HEAP_DUMP);
-	small_classes(b);
-	item(b, 0x1000, 0x1010, 1);
-	item(b, 0x1010, 0, 2);
+	small_pair(b);
 	static const int32_t v[] = { 1, 2, 3 };
 	int_array(b, 0x2000, v, 3);
 	root_simple(b, ROOT_STICKY_CLASS, SM_ITEM);
@@ -1278,37 +1282,75 @@ static void scen_length_zero(buf *b)
  * are top-level tags too (ROOT STICKY CLASS 0x05 is TRACE's, MONITOR USED
  * 0x07 HEAP SUMMARY's, JNI GLOBAL 0x01 UTF8's), as in a JDK 8 dump cut
  * short, whose roots come after the objects.  The file ends there.
- * length-zero-roots-padded: the same followed by 60 ROOT UNKNOWNs (tag 0xFF),
- * so that the file holds what the first root would declare as a record's
- * length (512 bytes): the byte after those 512 says it is no record. */
-static void length_zero_roots(buf *b, unsigned pad)
+ * length-zero-roots-fit: the same roots after a ROOT JNI LOCAL of thread
+ * serial 16, which reads as a LOAD CLASS (0x02) of 16 bytes, the length of
+ * one with 4-byte ids, that the file holds: the byte after it, inside the
+ * JNI GLOBAL's object id, is 0, no record's tag. */
+static void length_zero_roots(buf *b, int fit)
 {
 	size_t at = small_start(b, "JAVA PROFILE 1.0.2", TAG_HEAP_DUMP_SEGMENT);
-	small_classes(b);
-	item(b, 0x1000, 0x1010, 1);
-	item(b, 0x1010, 0, 2);
+	small_pair(b);
 	rec_end(b, at);
 	(void)rec_begin(b, TAG_HEAP_DUMP_SEGMENT); /* the length stays 0 */
+	if (fit)
+		root_thread_frame(b, ROOT_JNI_LOCAL, 0x1000, 16, 0);
 	root_simple(b, ROOT_STICKY_CLASS, SM_ITEM);
 	root_simple(b, ROOT_MONITOR_USED, 0x1000);
 	u1(b, ROOT_JNI_GLOBAL);
 	id(b, 0x1010);
 	id(b, 0x9999);
-	for (unsigned i = 0; i < pad; i++)
-		root_simple(b, ROOT_UNKNOWN, 0x1000);
 }
 
 static void scen_length_zero_roots(buf *b) { length_zero_roots(b, 0); }
-static void scen_length_zero_roots_padded(buf *b) { length_zero_roots(b, 60); }
+static void scen_length_zero_roots_fit(buf *b) { length_zero_roots(b, 1); }
+
+/* length-zero-empty: empty HEAP DUMP SEGMENTs of length 0, each followed by
+ * a top-level record whose tag is a root's too (a UTF8 "hello", a LOAD
+ * CLASS, a TRACE without frames, a HEAP SUMMARY), then a segment with the
+ * objects.  Each record is read as one. */
+static void scen_length_zero_empty(buf *b)
+{
+	(void)small_start(b, "JAVA PROFILE 1.0.2", TAG_HEAP_DUMP_SEGMENT); /* length 0, empty */
+	utf8(b, 0x7000, "hello");
+	(void)rec_begin(b, TAG_HEAP_DUMP_SEGMENT);
+	load_class(b, 9, 0x9000, 0x7000);
+	(void)rec_begin(b, TAG_HEAP_DUMP_SEGMENT);
+	trace(b, 7, 1, 0, NULL);
+	(void)rec_begin(b, TAG_HEAP_DUMP_SEGMENT);
+	size_t at = rec_begin(b, TAG_HEAP_SUMMARY);
+	u4(b, 100);
+	u4(b, 2);
+	u8(b, 300);
+	u8(b, 4);
+	rec_end(b, at);
+	at = rec_begin(b, TAG_HEAP_DUMP_SEGMENT);
+	small_pair(b);
+	end_segments(b, at);
+}
+
+/* length-zero-globals: the unpatched segment starts with nine ROOT JNI
+ * GLOBALs of global ref 18: each reads as a UTF8 of 18 bytes, the next two
+ * roots, followed by a tag (the fourth root's), but its text holds the ids'
+ * NULs, which modified UTF-8 never has. */
+static void scen_length_zero_globals(buf *b)
+{
+	size_t at = small_start(b, "JAVA PROFILE 1.0.2", TAG_HEAP_DUMP_SEGMENT);
+	small_pair(b);
+	rec_end(b, at);
+	(void)rec_begin(b, TAG_HEAP_DUMP_SEGMENT); /* the length stays 0 */
+	for (unsigned i = 0; i < 9; i++) {
+		u1(b, ROOT_JNI_GLOBAL);
+		id(b, 0x1000);
+		id(b, 18);
+	}
+}
 
 /* length-zero-end: a HEAP DUMP SEGMENT whose length was never patched,
  * then HEAP DUMP END and a second dump of one segment. */
 static void scen_length_zero_end(buf *b)
 {
 	(void)small_start(b, "JAVA PROFILE 1.0.2", TAG_HEAP_DUMP_SEGMENT); /* length 0 */
-	small_classes(b);
-	item(b, 0x1000, 0x1010, 1);
-	item(b, 0x1010, 0, 2);
+	small_pair(b);
 	rec_end(b, rec_begin(b, TAG_HEAP_DUMP_END));
 	size_t at = rec_begin(b, TAG_HEAP_DUMP_SEGMENT);
 	small_classes(b);
@@ -1660,9 +1702,7 @@ static void scen_names_after_use(buf *b)
 	load_class(b, 2, SM_ITEM, SM_S_ITEM);
 	load_class(b, 3, SM_INTS, SM_S_INTS);
 	size_t at = rec_begin(b, TAG_HEAP_DUMP_SEGMENT);
-	small_classes(b);
-	item(b, 0x1000, 0x1010, 1);
-	item(b, 0x1010, 0, 2);
+	small_pair(b);
 	end_segments(b, at);
 	utf8(b, SM_S_NEXT, "next");
 	utf8(b, SM_S_N, "n");
@@ -1903,8 +1943,12 @@ static const struct scenario {
 	  "1.0.1 HEAP DUMP of length 0 (never patched) followed by its sub-records" },
 	{ "length-zero-roots", scen_length_zero_roots,
 	  "a HEAP DUMP SEGMENT of length 0 (never patched) starting with roots whose tags are top-level tags too" },
-	{ "length-zero-roots-padded", scen_length_zero_roots_padded,
-	  "length-zero-roots followed by 60 ROOT UNKNOWNs: the first root's would-be record length fits the file" },
+	{ "length-zero-roots-fit", scen_length_zero_roots_fit,
+	  "length-zero-roots after a JNI LOCAL root that reads as a LOAD CLASS of the right length the file holds" },
+	{ "length-zero-empty", scen_length_zero_empty,
+	  "empty HEAP DUMP SEGMENTs of length 0 followed by UTF8, LOAD CLASS, TRACE and HEAP SUMMARY records" },
+	{ "length-zero-globals", scen_length_zero_globals,
+	  "a HEAP DUMP SEGMENT of length 0 starting with JNI GLOBAL roots that read as UTF8 records but for NULs" },
 	{ "length-zero-end", scen_length_zero_end,
 	  "a HEAP DUMP SEGMENT of length 0 (never patched), HEAP DUMP END, then a second dump" },
 	{ "shadowed-field", scen_shadowed_field,

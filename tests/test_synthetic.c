@@ -1387,12 +1387,35 @@ static void check_length_zero_roots(sqlite3 *db, const conv *c)
 	length_zero_roots(db, 3, "STICKY_CLASS:200 MONITOR_USED:1000 JNI_GLOBAL:1010");
 }
 
-/* The same, the first root's would-be length inside the file: the byte
- * after it is a ROOT UNKNOWN's tag, not a record's. */
-static void check_length_zero_roots_padded(sqlite3 *db, const conv *c)
+/* The same after a root that reads as a LOAD CLASS of the right length,
+ * which the file holds: the byte after it is no record's tag. */
+static void check_length_zero_roots_fit(sqlite3 *db, const conv *c)
 {
 	(void)c;
-	length_zero_roots(db, 63, "STICKY_CLASS:200 MONITOR_USED:1000 JNI_GLOBAL:1010 UNKNOWN:1000");
+	length_zero_roots(db, 4, "JNI_LOCAL:1000 STICKY_CLASS:200 MONITOR_USED:1000 JNI_GLOBAL:1010");
+}
+
+/* Records after empty segments of length 0 are read as records. */
+static void check_length_zero_empty(sqlite3 *db, const conv *c)
+{
+	(void)c;
+	CHECK_STR(meta(db, "hprof.warnings"), "0", "warnings");
+	CHECK_STR(meta(db, "hprof.dumps"), "1", "dumps");
+	CHECK_EQ_I(qi(db, "SELECT count(*) FROM strings WHERE data = 'hello'"), 1, "the UTF8");
+	CHECK_EQ_I(qi(db, "SELECT count(*) FROM hprof_load_class WHERE serial = 9 AND class = %d", 0x9000), 1,
+	           "the LOAD CLASS");
+	CHECK_EQ_I(qi(db, "SELECT count(*) FROM hprof_stack_trace WHERE serial = 7 AND frames = 0"), 1,
+	           "the TRACE");
+	CHECK_STR(meta(db, "hprof.heap_summary.instances_allocated"), "4", "the HEAP SUMMARY");
+	CHECK_EQ_I(count_nodes(db, 2), 2, "instances");
+	CHECK_EQ_I(qi(db, "SELECT count(*) FROM root"), 0, "no roots");
+}
+
+/* Roots that read as UTF8 records but for the NULs of their ids. */
+static void check_length_zero_globals(sqlite3 *db, const conv *c)
+{
+	(void)c;
+	length_zero_roots(db, 9, "JNI_GLOBAL:1000 JNI_GLOBAL:1000 JNI_GLOBAL:1000 JNI_GLOBAL:1000");
 }
 
 /* A record of length 0 ends where HEAP DUMP END begins; the dump after it
@@ -1845,7 +1868,9 @@ static const struct {
 	{ "class-order", check_class_order },
 	{ "length-zero", check_length_zero },
 	{ "length-zero-roots", check_length_zero_roots },
-	{ "length-zero-roots-padded", check_length_zero_roots_padded },
+	{ "length-zero-roots-fit", check_length_zero_roots_fit },
+	{ "length-zero-globals", check_length_zero_globals },
+	{ "length-zero-empty", check_length_zero_empty },
 	{ "length-zero-end", check_length_zero_end },
 	{ "shadowed-field", check_shadowed_field },
 	{ "names-late", check_names_late },

@@ -1386,7 +1386,7 @@ static void test_bigmem(void)
 	CHECK(m != NULL, "bigmem");
 	if (!m)
 		return;
-	size_t n = (size_t)6 << 20;          /* 24 MiB: more than the back-off's 16 */
+	size_t n = (size_t)6 << 20;          /* 24 MiB: three windows of 8 */
 	uint32_t *a = hf_bigmem_alloc(m, n * sizeof *a);
 	uint8_t *small = hf_bigmem_alloc(m, 1000);
 	CHECK(a && small, "bigmem: alloc");

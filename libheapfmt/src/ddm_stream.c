@@ -1172,11 +1172,12 @@ enum { CHAIN_NO, CHAIN_MAYBE, CHAIN_YES };
 /* Walks the first few headers of hlen bytes in p[0..avail): each must read
  * as one, and each packet or chunk must end exactly where the next header
  * starts or where the buffered bytes end.  end: the input's size (0 if not
- * known).  YES: two or more headers chained, or the ones seen end exactly
+ * known).  YES: two or more headers chained (the last of them may run past
+ * the end of the input: a capture cut short), or the ones seen end exactly
  * at the end of the buffered bytes; NO: the first header does not read as
  * one, or its length runs past the end of the input; MAYBE: only the first
- * header could be told (what follows it is past the buffered bytes, cut or
- * not a header). */
+ * header could be told (what follows it is past the buffered bytes, or not
+ * a header). */
 static int header_chain(const uint8_t *p, size_t avail, uint64_t end, size_t hlen,
                         sniff_header hdr)
 {
@@ -1185,8 +1186,14 @@ static int header_chain(const uint8_t *p, size_t avail, uint64_t end, size_t hle
 	while (n < 4) {
 		if (pos == avail)
 			return n ? CHAIN_YES : CHAIN_NO;
-		if (avail - pos < hlen || !hdr(p + pos, &total) || (end && total > end - pos))
+		if (avail - pos < hlen || !hdr(p + pos, &total))
 			break;
+		if (end && total > end - pos) {
+			/* Cut short: the first header says nothing, a later one
+			 * still chains (a capture cut in its second chunk). */
+			n += n > 0;
+			break;
+		}
 		n++;
 		pos += total;
 		if (pos > avail)

@@ -1150,23 +1150,18 @@ decide:;
 	uint64_t margin = joint[best] / 16 > SNIFF_MIN / 2 ? joint[best] / 16 : SNIFF_MIN / 2;
 	if (joint[best] >= SNIFF_MIN && joint[best] >= s.npairs / 8 && joint[best] - runner < margin) {
 		/* Layouts that come as close space the window's objects alike
-		 * (the same sizes but for a few): when they all have one
-		 * reference width, the first listed of them (the more common
-		 * VM) rather than the first address's guess at the width.  All
-		 * 8-byte fields and short byte[] are spaced alike with 12- and
-		 * 16-byte headers, not with 4- and 8-byte references. */
-		int first = -1;
-		for (size_t m = 0; m < NMODELS; m++) {
-			if ((twin[m] >= 0 && twin[m] < (int)m) || joint[best] - joint[m] >= margin)
-				continue;
-			if (hotspot_models[m].oop != hotspot_models[best].oop) {
-				first = -1;
-				break;
-			}
-			if (first < 0)
-				first = (int)m;
-		}
-		best = first >= 0 ? (size_t)first : NMODELS;
+		 * but for a few: when they all have one reference width, the
+		 * best of them (the first listed on a tie) rather than the
+		 * first address's guess at the width.  All 8-byte fields and
+		 * short byte[] are spaced alike with 12- and 16-byte headers,
+		 * not with 4- and 8-byte references. */
+		bool mixed = false;
+		for (size_t m = 0; m < NMODELS; m++)
+			if ((twin[m] < 0 || twin[m] > (int)m) && joint[best] - joint[m] < margin &&
+			    hotspot_models[m].oop != hotspot_models[best].oop)
+				mixed = true;
+		if (mixed)
+			best = NMODELS;
 	}
 	if (best < NMODELS && joint[best] >= SNIFF_MIN && joint[best] >= s.npairs / 8)
 		found = twin[best] >= 0 && score[twin[best]] > score[best] ? twin[best] : (int)best;
@@ -2831,31 +2826,44 @@ static void progress(reader *r)
 	r->opt->progress(r->opt->progress_ctx, hf_input_raw_offset(r->in), hf_input_raw_size(r->in));
 }
 
+/* The body length a record of this tag must have, from the first `have`
+ * bytes of its body (the counts of TRACE, ALLOC SITES and CPU SAMPLES; while
+ * those are not seen, the fixed part before them); 0: any (UTF8, the heap
+ * dumps, tags this reader does not know). */
+static uint64_t record_length(unsigned tag, unsigned I, const uint8_t *b, uint64_t have)
+{
+	switch (tag) {
+	case TAG_LOAD_CLASS: return 8 + 2 * (uint64_t)I;
+	case TAG_UNLOAD_CLASS: case TAG_END_THREAD: return 4;
+	case TAG_FRAME: return 4 * (uint64_t)I + 8;
+	case TAG_TRACE: return have < 12 ? 12 : 12 + (uint64_t)hf_be32(b + 8) * I;
+	case TAG_START_THREAD: return 8 + 4 * (uint64_t)I;
+	case TAG_ALLOC_SITES: return have < 34 ? 34 : 34 + (uint64_t)hf_be32(b + 30) * 25;
+	case TAG_HEAP_SUMMARY: return 24;
+	case TAG_CPU_SAMPLES: return have < 8 ? 8 : 8 + (uint64_t)hf_be32(b + 4) * 8;
+	case TAG_CONTROL_SETTINGS: return 6;
+	default: return 0;
+	}
+}
+
 /* Whether a record of tag 0x01-0x07 and a body of len bytes, whose first
- * `have` bytes are at b, has a length this reader accepts (that of its
- * type, or the one its counts give: TRACE, ALLOC SITES; a UTF8 of at most
- * MAX_SMALL_RECORD), and, for a UTF8 longer than what is seen, no NUL in
- * the text seen (modified UTF-8 has none; ids and counts most often do). */
+ * `have` bytes are at b, has a length this reader accepts (record_length's;
+ * a UTF8 of at least an id and at most MAX_SMALL_RECORD) and, for a UTF8,
+ * no NUL in the text seen (modified UTF-8 has none; ids and counts most
+ * often do). */
 static bool record_shape_ok(const reader *r, unsigned tag, uint64_t len, const uint8_t *b, size_t have)
 {
 	const unsigned I = r->idsize;
-	switch (tag) {
-	case TAG_UTF8:
+	if (tag == TAG_UTF8) {
 		if (len < I || len > MAX_SMALL_RECORD)
 			return false;
-		if (len > have)
-			for (size_t i = I; i < have; i++)
-				if (!b[i])
-					return false;
+		for (size_t i = I; i < have && i < len; i++)
+			if (!b[i])
+				return false;
 		return true;
-	case TAG_LOAD_CLASS: return len == 8 + 2 * I;
-	case TAG_UNLOAD_CLASS: return len == 4;
-	case TAG_FRAME: return len == 4 * I + 8;
-	case TAG_TRACE: return len >= 12 && have >= 12 && len == 12 + (uint64_t)hf_be32(b + 8) * I;
-	case TAG_ALLOC_SITES: return len >= 34 && have >= 34 && len == 34 + (uint64_t)hf_be32(b + 30) * 25;
-	case TAG_HEAP_SUMMARY: return len == 24;
-	default: return true;
 	}
+	uint64_t want = record_length(tag, I, b, have);
+	return !want || len == want;
 }
 
 /* Whether the next bytes, whose first is both a top-level tag and a
@@ -2868,19 +2876,29 @@ static bool record_shape_ok(const reader *r, unsigned tag, uint64_t len, const u
 static bool reads_as_record(reader *r)
 {
 	const uint8_t *p;
-	size_t avail;
+	size_t avail, want = 9 + RECORD_LOOK + 1;
 	hf_error ignored;
 	memset(&ignored, 0, sizeof ignored);
-	if (hf_input_peek(r->in, 9 + RECORD_LOOK + 1, &p, &avail, &ignored) || avail < 9)
+	if (hf_input_peek(r->in, 9, &p, &avail, &ignored) || avail < 9)
 		return false;          /* no room for a record header */
 	uint64_t len = hf_be32(p + 5), size = hf_input_size(r->in), at = hf_input_offset(r->in);
 	if (size && (size < at + 9 || size - at - 9 < len))
 		return false;
+	int seen_end = 0;          /* avail runs to the end of the input */
+	if (hf_input_peek(r->in, want, &p, &avail, &ignored)) {
+		/* Damaged further on (a gzip stream cut short): decide on what
+		 * is buffered; the reading proper reports the damage. */
+		memset(&ignored, 0, sizeof ignored);
+		if (hf_input_peek(r->in, 9, &p, &avail, &ignored) || avail < 9)
+			return true;
+	} else {
+		seen_end = avail < want;
+	}
 	if (!record_shape_ok(r, p[0], len, p + 9, avail - 9))
 		return false;
-	if (len > RECORD_LOOK)
-		return true;
-	return avail == 9 + len || (avail > 9 + len && tag_name(p[9 + len]));
+	if (avail > 9 + len)
+		return tag_name(p[9 + len]) != NULL;
+	return seen_end ? avail == 9 + len : 1;
 }
 
 /* A heap-dump record's declared length, corrected in the two cases real
@@ -3209,16 +3227,16 @@ static hf_status body_record(reader *r, unsigned tag, const uint8_t *p, uint64_t
 	const unsigned I = r->idsize;
 	hf_status st = HF_OK;
 	char num[64];
-#define EXPECT(n) do { if (len != (uint64_t)(n)) return fail(r, HF_ERR_FORMAT, start, tag, -1, \
-	"body is %" PRIu64 " bytes, expected %" PRIu64, len, (uint64_t)(n)); } while (0)
+	uint64_t want = record_length(tag, I, p, len);
+	if (want && len != want)
+		return fail(r, HF_ERR_FORMAT, start, tag, -1, "body is %" PRIu64 " bytes, expected %" PRIu64, len,
+		            want);
 	switch (tag) {
 	case TAG_UTF8:
 		return utf8_record(r, p, len, start);
 	case TAG_LOAD_CLASS:
-		EXPECT(8 + 2 * I);
 		return load_class_record(r, p, start);
 	case TAG_UNLOAD_CLASS: {
-		EXPECT(4);
 		const uint64_t *cls = hf_map_get(&r->serial_class, hf_be32(p));
 		class_info *c = cls ? class_get(r, *cls) : NULL;
 		if (c && c->dumped)
@@ -3228,12 +3246,10 @@ static hf_status body_record(reader *r, unsigned tag, const uint8_t *p, uint64_t
 		return simple_record(r, &hprof_rec_unload_class, 1);
 	}
 	case TAG_END_THREAD:
-		EXPECT(4);
 		vals_clear(r, 1);
 		val_int(&r->vals[0], hf_be32(p));
 		return simple_record(r, &hprof_rec_thread_end, 1);
 	case TAG_FRAME:
-		EXPECT(4 * I + 8);
 		vals_clear(r, 6);
 		val_u(&r->vals[0], hf_beid(p, I));
 		val_u(&r->vals[1], name_sid(r, hf_beid(p + I, I)));
@@ -3243,10 +3259,7 @@ static hf_status body_record(reader *r, unsigned tag, const uint8_t *p, uint64_t
 		val_int(&r->vals[5], (int32_t)hf_be32(p + 4 * I + 4));
 		return simple_record(r, &hprof_rec_frame, 6);
 	case TAG_TRACE: {
-		if (len < 12)
-			EXPECT(12);
 		uint32_t nframes = hf_be32(p + 8);
-		EXPECT(12 + (uint64_t)nframes * I);
 		uint32_t serial = hf_be32(p);
 		vals_clear(r, 3);
 		val_int(&r->vals[0], serial);
@@ -3265,7 +3278,6 @@ static hf_status body_record(reader *r, unsigned tag, const uint8_t *p, uint64_t
 		return HF_OK;
 	}
 	case TAG_START_THREAD:
-		EXPECT(8 + 4 * I);
 		r->agent_records = 1;
 		vals_clear(r, 6);
 		val_int(&r->vals[0], hf_be32(p));
@@ -3276,10 +3288,7 @@ static hf_status body_record(reader *r, unsigned tag, const uint8_t *p, uint64_t
 		val_u(&r->vals[5], name_sid(r, hf_beid(p + 8 + 3 * I, I)));
 		return simple_record(r, &hprof_rec_thread, 6);
 	case TAG_ALLOC_SITES: {
-		if (len < 34)
-			EXPECT(34);
 		uint32_t nsites = hf_be32(p + 30);
-		EXPECT(34 + (uint64_t)nsites * 25);
 		uint16_t flags = hf_be16(p);
 		snprintf(num, sizeof num, "%u", hf_be32(p + 2));
 		if ((st = hf_sink_metadata(r->sink, "hprof.alloc_sites.cutoff_ratio", num, r->err)))
@@ -3313,7 +3322,6 @@ static hf_status body_record(reader *r, unsigned tag, const uint8_t *p, uint64_t
 		return HF_OK;
 	}
 	case TAG_HEAP_SUMMARY:
-		EXPECT(24);
 		snprintf(num, sizeof num, "%u", hf_be32(p));
 		if ((st = hf_sink_metadata(r->sink, "hprof.heap_summary.live_bytes", num, r->err)))
 			return st;
@@ -3326,10 +3334,7 @@ static hf_status body_record(reader *r, unsigned tag, const uint8_t *p, uint64_t
 		snprintf(num, sizeof num, "%" PRIu64, hf_be64(p + 16));
 		return hf_sink_metadata(r->sink, "hprof.heap_summary.instances_allocated", num, r->err);
 	case TAG_CPU_SAMPLES: {
-		if (len < 8)
-			EXPECT(8);
 		uint32_t ntraces = hf_be32(p + 4);
-		EXPECT(8 + (uint64_t)ntraces * 8);
 		snprintf(num, sizeof num, "%u", hf_be32(p));
 		if ((st = hf_sink_metadata(r->sink, "hprof.cpu_samples.total", num, r->err)))
 			return st;
@@ -3343,7 +3348,6 @@ static hf_status body_record(reader *r, unsigned tag, const uint8_t *p, uint64_t
 		return HF_OK;
 	}
 	case TAG_CONTROL_SETTINGS:
-		EXPECT(6);
 		r->agent_records = 1;
 		snprintf(num, sizeof num, "%u", hf_be32(p));
 		if ((st = hf_sink_metadata(r->sink, "hprof.control_settings.flags", num, r->err)))
@@ -3351,7 +3355,6 @@ static hf_status body_record(reader *r, unsigned tag, const uint8_t *p, uint64_t
 		snprintf(num, sizeof num, "%u", hf_be16(p + 4));
 		return hf_sink_metadata(r->sink, "hprof.control_settings.stack_depth", num, r->err);
 	}
-#undef EXPECT
 	return HF_OK;
 }
 
