@@ -1759,6 +1759,18 @@ static void scen_huge_record(buf *b)
 	patch4(b, at, 60 << 20);
 }
 
+/* bad-trace-count: a TRACE record that counts 3 frames and holds 2 (20
+ * bytes of body with 4-byte ids, where 3 frames take 24). */
+static void scen_bad_trace_count(buf *b)
+{
+	header(b, "JAVA PROFILE 1.0.2", 4, 1300000000000ULL);
+	utf8(b, SM_S_OBJECT, "java/lang/Object");
+	static const uint64_t frames[] = { 1, 2 };
+	size_t at = b->n;
+	trace(b, 1, 1, 2, frames);
+	b->p[at + 9 + 11] = 3;           /* the frame count's low byte */
+}
+
 /* deep-chain: 4000 classes, each the subclass of the one before and with 8
  * int fields of its own, and one instance of each (without field bytes).
  * Laying out every class over its whole chain would take 4000 * 4000 / 2 * 8
@@ -1805,14 +1817,15 @@ static uint64_t layout_size(unsigned oop, unsigned hdr, unsigned ahdr, unsigned 
 	case 6: x = ((ahdr + 7) & ~7u) + 8 * len; break;       /* long[] */
 	case 7: x = ahdr + len; break;                         /* byte[] */
 	case 8: x = (oop == 8 ? ((ahdr + 7) & ~7u) : ahdr) + oop * len; break; /* Object[] */
-	default: x = (oop == 8 ? (hdr + 7) & ~7u : hdr) + 2 * oop;     /* F: the references' hole */
+	default: x = (oop == 8 ? (hdr + 7) & ~7u : hdr) + 3 * oop;     /* F: the references' hole */
 	}
 	return (x + align - 1) & ~(uint64_t)(align - 1);
 }
 
-/* kinds: bits 0-8 A to Object[] as above, bit 9 F {Object r, s}; SHORT_ARRAYS:
- * arrays of 1-4 elements. */
-enum { KIND_F = 1u << 9, SHORT_ARRAYS = 1u << 10 };
+/* kinds: bits 0-8 A to Object[] as above, bit 9 F {Object r, s, t}; SHORT_ARRAYS:
+ * arrays of 1-4 elements; FEW_BYTES: a byte[3] every 40th object only (the
+ * others cycle through the instance kinds). */
+enum { KIND_F = 1u << 9, SHORT_ARRAYS = 1u << 10, FEW_BYTES = 1u << 11 };
 static void scen_layout(buf *b, unsigned oop, unsigned hdr, unsigned ahdr, unsigned align,
                         unsigned kinds)
 {
@@ -1824,8 +1837,8 @@ static void scen_layout(buf *b, unsigned oop, unsigned hdr, unsigned ahdr, unsig
 	const uint64_t S = 0x7F3A00001000ULL, C = 0x700000000ULL;
 	static const char *const names[] = { "java/lang/Object", "com/example/A", "com/example/B",
 		"com/example/C", "com/example/D", "com/example/E", "[I", "[J", "[B", "[Ljava/lang/Object;",
-		"i", "r", "l", "x", "y", "b", "com/example/F", "s" };
-	enum { N_I = 10, N_R, N_L, N_X, N_Y, N_B, N_F, N_S };
+		"i", "r", "l", "x", "y", "b", "com/example/F", "s", "t" };
+	enum { N_I = 10, N_R, N_L, N_X, N_Y, N_B, N_F, N_S, N_T };
 	for (unsigned i = 0; i < sizeof names / sizeof *names; i++)
 		utf8(b, S + 16 * i, names[i]);
 	for (unsigned i = 0; i < 10; i++)
@@ -1837,7 +1850,8 @@ static void scen_layout(buf *b, unsigned oop, unsigned hdr, unsigned ahdr, unsig
 	static const field fb[] = { { S + 16 * N_L, T_LONG, 0 } };
 	static const field fc[] = { { S + 16 * N_X, T_LONG, 0 }, { S + 16 * N_Y, T_DOUBLE, 0 } };
 	static const field fd[] = { { S + 16 * N_B, T_BYTE, 0 } };
-	static const field ff[] = { { S + 16 * N_R, T_OBJECT, 0 }, { S + 16 * N_S, T_OBJECT, 0 } };
+	static const field ff[] = { { S + 16 * N_R, T_OBJECT, 0 }, { S + 16 * N_S, T_OBJECT, 0 },
+		{ S + 16 * N_T, T_OBJECT, 0 } };
 	class_plain(b, C, 0, 0);
 	cdump a = { .id = C + 0x100, .super = C, .isize = 12, .fields = fa, .nif = 2 };
 	cdump bb = { .id = C + 0x200, .super = C + 0x100, .isize = 8, .fields = fb, .nif = 1 };
@@ -1850,7 +1864,7 @@ static void scen_layout(buf *b, unsigned oop, unsigned hdr, unsigned ahdr, unsig
 	for (unsigned i = 5; i < 10; i++)
 		class_plain(b, C + 0x100 * i, C, 0);
 	if (kinds & KIND_F) {
-		cdump f = { .id = C + 0xA00, .super = C, .isize = 16, .fields = ff, .nif = 2 };
+		cdump f = { .id = C + 0xA00, .super = C, .isize = 24, .fields = ff, .nif = 3 };
 		class_dump(b, &f);
 	}
 	uint64_t addr = 0x10000000;
@@ -1858,6 +1872,10 @@ static void scen_layout(buf *b, unsigned oop, unsigned hdr, unsigned ahdr, unsig
 		unsigned kind = list[k % nkinds], len = (k / nkinds) % 7;
 		if (kinds & SHORT_ARRAYS)
 			len = 1 + (k / nkinds) % 4;
+		if ((kinds & FEW_BYTES) && k % 40 == 39) {
+			kind = 7;
+			len = 3;
+		}
 		if (k && k % 150 == 0) {     /* the reading ahead crosses segments */
 			rec_end(b, at);
 			at = rec_begin(b, TAG_HEAP_DUMP_SEGMENT);
@@ -1873,7 +1891,7 @@ static void scen_layout(buf *b, unsigned oop, unsigned hdr, unsigned ahdr, unsig
 		case 6: { int64_t v[7] = { 0 }; primitive_array(b, addr, T_LONG, len, v); break; }
 		case 7: primitive_array(b, addr, T_BYTE, len, "abcdefg"); break;
 		case 8: { uint64_t e[7] = { 0 }; object_array(b, addr, C + 0x900, len, e); break; }
-		default: id(&f, 0x10000000); id(&f, 0); instance_dump(b, addr, C + 0xA00, &f);
+		default: id(&f, 0x10000000); id(&f, 0); id(&f, 0); instance_dump(b, addr, C + 0xA00, &f);
 		}
 		free(f.p);
 		addr += layout_size(oop, hdr, ahdr, align, kind, len);
@@ -1909,6 +1927,14 @@ static void scen_layout_noccp_noarrays(buf *b) { scen_layout(b, 8, 16, 20, 8, IN
 static void scen_layout_nocoops_tie(buf *b)
 {
 	scen_layout(b, 8, 12, 16, 8, 1u << 2 | 1u << 4 | 1u << 7 | KIND_F | SHORT_ARRAYS);
+}
+/* Neither compressed oops nor class pointers (JDK 8): the instances as
+ * above, and a byte[3] every 40th object, which only 24-byte array headers
+ * space: ten pairs, fewer than the margin, and both layouts of 8-byte
+ * references are close.  The better of them is taken, not the first. */
+static void scen_layout_nocoops_neartie(buf *b)
+{
+	scen_layout(b, 8, 16, 24, 8, 1u << 2 | 1u << 4 | KIND_F | FEW_BYTES);
 }
 
 static const struct scenario {
@@ -1959,6 +1985,7 @@ static const struct scenario {
 	{ "huge-object-array", scen_huge_object_array,
 	  "an Object[] declaring a billion elements in a file of a few hundred bytes" },
 	{ "huge-record", scen_huge_record, "a TRACE record declaring 60 MiB with 12 bytes of body" },
+	{ "bad-trace-count", scen_bad_trace_count, "a TRACE record counting 3 frames with a body for 2" },
 	{ "deep-chain", scen_deep_chain,
 	  "4000 classes in one superclass chain, 8 fields each: 2 GB if every class held its chain" },
 	{ "nodata-string", scen_nodata_string,
@@ -1999,6 +2026,8 @@ static const struct scenario {
 	  "8-byte ids, instances side by side: 16-byte headers, 8-byte references, no arrays" },
 	{ "layout-nocoops-tie", scen_layout_nocoops_tie,
 	  "8-byte ids, objects side by side: 8-byte references, sizes that 12- and 16-byte headers share" },
+	{ "layout-nocoops-neartie", scen_layout_nocoops_neartie,
+	  "8-byte ids, objects side by side: 16-byte headers, ten byte[] of 400 objects tell them from 12" },
 	{ "wrapped-length", scen_wrapped_length,
 	  "1.0.1 HEAP DUMP over 4 GiB, length modulo 2^32 (a sparse file of 4 GiB)" },
 };

@@ -1169,17 +1169,25 @@ static int chunk_header(const uint8_t *h, uint64_t *total)
 
 enum { CHAIN_NO, CHAIN_MAYBE, CHAIN_YES };
 
+/* Whether a chunk header names a type heapfmt decodes or knows to skip. */
+static int known_chunk(const uint8_t *h)
+{
+	uint32_t type = hf_be32(h);
+	return hf_ddm_chunk_decoded(type) || is_skipped_type(type);
+}
+
 /* Walks the first few headers of hlen bytes in p[0..avail): each must read
  * as one, and each packet or chunk must end exactly where the next header
  * starts or where the buffered bytes end.  end: the input's size (0 if not
  * known).  YES: two or more headers chained (the last of them may run past
- * the end of the input: a capture cut short), or the ones seen end exactly
+ * the end of the input, a capture cut short, when known(header) says it
+ * is one; known may be NULL), or the ones seen end exactly
  * at the end of the buffered bytes; NO: the first header does not read as
  * one, or its length runs past the end of the input; MAYBE: only the first
  * header could be told (what follows it is past the buffered bytes, or not
  * a header). */
 static int header_chain(const uint8_t *p, size_t avail, uint64_t end, size_t hlen,
-                        sniff_header hdr)
+                        sniff_header hdr, int (*known)(const uint8_t *h))
 {
 	uint64_t pos = 0, total;
 	int n = 0;
@@ -1189,9 +1197,11 @@ static int header_chain(const uint8_t *p, size_t avail, uint64_t end, size_t hle
 		if (avail - pos < hlen || !hdr(p + pos, &total))
 			break;
 		if (end && total > end - pos) {
-			/* Cut short: the first header says nothing, a later one
-			 * still chains (a capture cut in its second chunk). */
-			n += n > 0;
+			/* Cut short: the first header says nothing; a later one
+			 * chains when known says it is one (a capture cut in its
+			 * second chunk), not four letters and a length that any
+			 * allocation report may hold. */
+			n += n > 0 && known && known(p + pos);
 			break;
 		}
 		n++;
@@ -1287,17 +1297,15 @@ static hf_ddm_shape sniff(stream *s, hf_status *st)
 	 * whose length runs past the window (an HPDS of a whole hprof file),
 	 * or the bytes must not read as a report. */
 	if (avail >= 8 && chunk_like(p)) {
-		int chain = header_chain(p, avail, end, 8, chunk_header);
-		uint32_t type = hf_be32(p);
+		int chain = header_chain(p, avail, end, 8, chunk_header, known_chunk);
 		if (chain == CHAIN_YES ||
-		    (chain == CHAIN_MAYBE && 8 + (uint64_t)hf_be32(p + 4) > avail &&
-		     (hf_ddm_chunk_decoded(type) || is_skipped_type(type))) ||
+		    (chain == CHAIN_MAYBE && 8 + (uint64_t)hf_be32(p + 4) > avail && known_chunk(p)) ||
 		    !real_like(p, avail, end, whole))
 			return HF_DDM_SHAPE_CHUNKS;
 	}
 	if (avail >= 11) {
 		/* Packets without the handshake: their headers chain. */
-		int chain = header_chain(p, avail, end, 11, jdwp_header);
+		int chain = header_chain(p, avail, end, 11, jdwp_header, NULL);
 		if (chain == CHAIN_YES)
 			return HF_DDM_SHAPE_JDWP;
 		/* One packet longer than what is buffered: by its header. */

@@ -72,6 +72,37 @@ check "with no chunk but the REAL" sh -c "grep -c '\"record\":\"ddm.chunk\"' '$t
 "$gen" "$descs/alloc-hpif.desc" "$t/hpif.alloc" || exit 1
 check "hpsg2ndjson takes a report starting with HPIF for a report" sh -c "'$tools/hpsg2ndjson' '$t/hpif.alloc' > '$t/hpif.nd' && grep -c '\"record\":\"ddm.allocation\"' '$t/hpif.nd' | grep -qx 17920"
 check "as a payload" grep -q '"key":"ddm.shape","value":"payload"' "$t/hpif.nd"
+# The same kind of report whose bytes right after that would-be HPIF read
+# as a chunk header too ("ABCD" and a length past the end of the file): only
+# a chunk type heapfmt knows chains when it runs past the end.
+python3 - "$t/hpif2.alloc" <<'PY' || exit 1
+import struct, sys
+H, EH, FL, N = 72, 80, 73, 0x4600   # "HPI", "F\0": 17920 entries
+# The last entries carry F frames in all; choose F so that the would-be
+# HPIF's length (the string offset's top three bytes, 8 + L) ends at the
+# start of an entry k, whose size field is then "ABCD".
+for F in range(255 * 50):
+    soff = H + N * EH + F * FL
+    L = soff >> 8
+    if (L - 64) % EH == 0 and (L - 64) // EH < N - 50 and soff >> 24 == 0:
+        break
+k = (L - 64) // EH
+out = bytearray([H, EH, FL]) + struct.pack('>HIHHH', N, soff, 1, 1, 1)
+out += bytes(H - len(out))
+left = F
+for i in range(N):
+    size, tid = (0x41424344, 0xFF) if i == k else (16, 5)
+    d = min(255, left) if i >= N - 50 else 0
+    left -= d
+    out += struct.pack('>IHHB', size, tid, 0, d) + bytes(EH - 9)
+    for j in range(d):
+        out += struct.pack('>HHHh', 0, 0, 0, 1) + bytes(FL - 8)
+assert left == 0 and len(out) == soff
+for s in ['Ljava/lang/Object;', 'run', 'A.java']:
+    out += struct.pack('>I', len(s)) + s.encode('utf-16-be')
+open(sys.argv[1], 'wb').write(out)
+PY
+check "hpsg2ndjson: an unknown chunk-like header past the end does not chain" sh -c "'$tools/hpsg2ndjson' '$t/hpif2.alloc' | grep -c '\"record\":\"ddm.allocation\"' | grep -qx 17920"
 # An HPIF timestamp past 2^63 ms: left out with a warning, not negative.
 "$gen" "$descs/hpif-time-range.desc" "$t/ht.bin" || exit 1
 check "a timestamp out of range" expect_rc 0 "$tools/hpsg2ndjson" "$t/ht.bin" "$t/ht.nd"
