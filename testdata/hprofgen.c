@@ -1277,23 +1277,37 @@ static void scen_length_zero(buf *b)
 	(void)at; /* the length stays 0 */
 }
 
+/* Gives the first record after the header a time of 1 microsecond, as the
+ * JVMTI agent writes them (HotSpot and ART write 0, which the reader uses
+ * to tell a root from a record after a length-0 segment): the scenarios
+ * that test its other rules. */
+static void time_first_record(buf *b)
+{
+	size_t at = strlen((const char *)b->p) + 1 + 12;
+	b->p[at + 4] = 1;
+}
+
 /* length-zero-roots: a complete HEAP DUMP SEGMENT, then one whose length
  * was never patched and whose first sub-records are roots with tags that
  * are top-level tags too (ROOT STICKY CLASS 0x05 is TRACE's, MONITOR USED
  * 0x07 HEAP SUMMARY's, JNI GLOBAL 0x01 UTF8's), as in a JDK 8 dump cut
- * short, whose roots come after the objects.  The file ends there.
+ * short, whose roots come after the objects.  The file ends there.  Its
+ * first record is timed (time_first_record).
  * length-zero-roots-fit: the same roots after a ROOT JNI LOCAL of thread
  * serial 16, which reads as a LOAD CLASS (0x02) of 16 bytes, the length of
  * one with 4-byte ids, that the file holds: the byte after it, inside the
- * JNI GLOBAL's object id, is 0, no record's tag. */
-static void length_zero_roots(buf *b, int fit)
+ * JNI GLOBAL's object id, is 0, no record's tag.
+ * length-zero-roots-short: the same with thread serial 4, a LOAD CLASS of 4
+ * bytes followed by a tag (the STICKY CLASS root's), but LOAD CLASS has 16. */
+static void length_zero_roots(buf *b, uint32_t lead)
 {
 	size_t at = small_start(b, "JAVA PROFILE 1.0.2", TAG_HEAP_DUMP_SEGMENT);
 	small_pair(b);
 	rec_end(b, at);
+	time_first_record(b);
 	(void)rec_begin(b, TAG_HEAP_DUMP_SEGMENT); /* the length stays 0 */
-	if (fit)
-		root_thread_frame(b, ROOT_JNI_LOCAL, 0x1000, 16, 0);
+	if (lead)
+		root_thread_frame(b, ROOT_JNI_LOCAL, 0x1000, lead, 0);
 	root_simple(b, ROOT_STICKY_CLASS, SM_ITEM);
 	root_simple(b, ROOT_MONITOR_USED, 0x1000);
 	u1(b, ROOT_JNI_GLOBAL);
@@ -1302,7 +1316,8 @@ static void length_zero_roots(buf *b, int fit)
 }
 
 static void scen_length_zero_roots(buf *b) { length_zero_roots(b, 0); }
-static void scen_length_zero_roots_fit(buf *b) { length_zero_roots(b, 1); }
+static void scen_length_zero_roots_fit(buf *b) { length_zero_roots(b, 16); }
+static void scen_length_zero_roots_short(buf *b) { length_zero_roots(b, 4); }
 
 /* length-zero-empty: empty HEAP DUMP SEGMENTs of length 0, each followed by
  * a top-level record whose tag is a root's too (a UTF8 "hello", a LOAD
@@ -1328,6 +1343,21 @@ static void scen_length_zero_empty(buf *b)
 	end_segments(b, at);
 }
 
+/* length-zero-frames: the unpatched segment starts with ROOT JAVA FRAMEs of
+ * thread serial 4, 13 bytes each with 4-byte ids: each is exactly an
+ * UNLOAD CLASS record of 4 bytes followed by a tag (the next root's).  But
+ * every record so far had time 0, and a root's would-be time is its object
+ * id. */
+static void scen_length_zero_frames(buf *b)
+{
+	size_t at = small_start(b, "JAVA PROFILE 1.0.2", TAG_HEAP_DUMP_SEGMENT);
+	small_pair(b);
+	rec_end(b, at);
+	(void)rec_begin(b, TAG_HEAP_DUMP_SEGMENT); /* the length stays 0 */
+	for (unsigned i = 0; i < 4; i++)
+		root_thread_frame(b, ROOT_JAVA_FRAME, 0x1000, 4, i);
+}
+
 /* length-zero-globals: the unpatched segment starts with nine ROOT JNI
  * GLOBALs of global ref 18: each reads as a UTF8 of 18 bytes, the next two
  * roots, followed by a tag (the fourth root's), but its text holds the ids'
@@ -1337,6 +1367,7 @@ static void scen_length_zero_globals(buf *b)
 	size_t at = small_start(b, "JAVA PROFILE 1.0.2", TAG_HEAP_DUMP_SEGMENT);
 	small_pair(b);
 	rec_end(b, at);
+	time_first_record(b);
 	(void)rec_begin(b, TAG_HEAP_DUMP_SEGMENT); /* the length stays 0 */
 	for (unsigned i = 0; i < 9; i++) {
 		u1(b, ROOT_JNI_GLOBAL);
@@ -1971,8 +2002,12 @@ static const struct scenario {
 	  "a HEAP DUMP SEGMENT of length 0 (never patched) starting with roots whose tags are top-level tags too" },
 	{ "length-zero-roots-fit", scen_length_zero_roots_fit,
 	  "length-zero-roots after a JNI LOCAL root that reads as a LOAD CLASS of the right length the file holds" },
+	{ "length-zero-roots-short", scen_length_zero_roots_short,
+	  "length-zero-roots after a JNI LOCAL root that reads as a LOAD CLASS of the wrong length, then a tag" },
 	{ "length-zero-empty", scen_length_zero_empty,
 	  "empty HEAP DUMP SEGMENTs of length 0 followed by UTF8, LOAD CLASS, TRACE and HEAP SUMMARY records" },
+	{ "length-zero-frames", scen_length_zero_frames,
+	  "a HEAP DUMP SEGMENT of length 0 starting with JAVA FRAME roots that read as UNLOAD CLASS records but for the time" },
 	{ "length-zero-globals", scen_length_zero_globals,
 	  "a HEAP DUMP SEGMENT of length 0 starting with JNI GLOBAL roots that read as UTF8 records but for NULs" },
 	{ "length-zero-end", scen_length_zero_end,

@@ -1389,7 +1389,8 @@ static void check_length_zero_roots(sqlite3 *db, const conv *c)
 }
 
 /* The same after a root that reads as a LOAD CLASS of the right length,
- * which the file holds: the byte after it is no record's tag. */
+ * which the file holds: the byte after it is no record's tag.  And (-short)
+ * of the wrong length, the byte after it a tag. */
 static void check_length_zero_roots_fit(sqlite3 *db, const conv *c)
 {
 	(void)c;
@@ -1459,6 +1460,14 @@ static void check_length_zero_empty(sqlite3 *db, const conv *c)
 	CHECK_STR(meta(db, "hprof.heap_summary.instances_allocated"), "4", "the HEAP SUMMARY");
 	CHECK_EQ_I(count_nodes(db, 2), 2, "instances");
 	CHECK_EQ_I(qi(db, "SELECT count(*) FROM root"), 0, "no roots");
+}
+
+/* Roots that read as UNLOAD CLASS records but for their time. */
+static void check_length_zero_frames(sqlite3 *db, const conv *c)
+{
+	(void)c;
+	length_zero_roots(db, 4, "JAVA_FRAME:1000 JAVA_FRAME:1000 JAVA_FRAME:1000 JAVA_FRAME:1000");
+	CHECK_EQ_I(qi(db, "SELECT count(*) FROM hprof_unload_class"), 0, "no UNLOAD CLASS");
 }
 
 /* Roots that read as UTF8 records but for the NULs of their ids. */
@@ -1922,7 +1931,9 @@ static const struct {
 	{ "length-zero", check_length_zero },
 	{ "length-zero-roots", check_length_zero_roots },
 	{ "length-zero-roots-fit", check_length_zero_roots_fit },
+	{ "length-zero-roots-short", check_length_zero_roots_fit },
 	{ "length-zero-globals", check_length_zero_globals },
+	{ "length-zero-frames", check_length_zero_frames },
 	{ "length-zero-empty", check_length_zero_empty },
 	{ "length-zero-end", check_length_zero_end },
 	{ "shadowed-field", check_shadowed_field },

@@ -168,6 +168,8 @@ typedef struct reader {
 	int art_names;       /* a LOAD CLASS named java.lang.Object or char[] (ART's form) */
 	int agent_records;   /* a CONTROL SETTINGS or START THREAD record, which the JVMTI hprof
 	                      * agent writes and ART and Dalvik do not: its names look like ART's */
+	int timed;           /* a record with a time other than 0 came (HotSpot, ART and Dalvik
+	                      * write 0; the JVMTI hprof agent the microseconds since the header) */
 	char version[40];
 	uint64_t timestamp_ms;
 
@@ -2869,8 +2871,9 @@ static bool record_shape_ok(const reader *r, unsigned tag, uint64_t len, const u
 /* Whether the next bytes, whose first is both a top-level tag and a
  * sub-record tag (0x01-0x07: UTF8 .. HEAP SUMMARY, or a root), read as a
  * top-level record: a header whose length the input can hold and the
- * record's type accepts, followed by the end of the input or another
- * top-level tag.  When that cannot be seen (a UTF8 longer than the look
+ * record's type accepts, whose time is 0 when every record's so far was
+ * (HotSpot's and ART's are; a root's first field is an object id),
+ * followed by the end of the input or another top-level tag.  When that cannot be seen (a UTF8 longer than the look
  * ahead in a stream of unknown size), they do. */
 #define RECORD_LOOK ((size_t)65536)
 static bool reads_as_record(reader *r)
@@ -2884,6 +2887,8 @@ static bool reads_as_record(reader *r)
 	uint64_t len = hf_be32(p + 5), size = hf_input_size(r->in), at = hf_input_offset(r->in);
 	if (size && (size < at + 9 || size - at - 9 < len))
 		return false;
+	if (!r->timed && hf_be32(p + 1))
+		return false;          /* a time, where every record so far had 0 */
 	int seen_end = 0;          /* avail runs to the end of the input */
 	if (hf_input_peek(r->in, want, &p, &avail, &ignored)) {
 		/* Damaged further on (a gzip stream cut short): decide on what
@@ -3456,6 +3461,7 @@ static hf_status read_records(reader *r)
 			                   "the file ends inside a record header (%zu of 9 bytes)", avail);
 		unsigned tag = p[0];
 		uint64_t len = hf_be32(p + 5);
+		r->timed |= hf_be32(p + 1) != 0;
 		hf_input_consume(r->in, 9);
 		if (!r->rescan)
 			r->stats->records++;
