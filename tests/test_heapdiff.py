@@ -14,9 +14,14 @@ Checks, with the jcmd histograms as the independent reference:
   - databases and dumps as inputs give the same report;
   - thresholds: --fail-count / --fail-bytes with --class make the exit
     status 6 exactly when the leak crosses them, and say so on stderr;
-  - the text report names the leak; bad inputs exit 1 or 3.
+  - the text report names the leak; bad inputs exit 1 or 3;
+  - databases of V8 heap snapshots (heapsnapshot2heapdb): testdata/v8's
+    small snapshot, and a copy with 7 objects named Leak and 3 strings
+    added: grouped as DevTools groups them, Leak +7 (280 bytes), (string)
+    +3, the largest new object a Leak, and --class=Leak --fail-count=5
+    exits 6.
 
-Usage: test_heapdiff.py TOOLS_DIR TESTDATA_HPROF_DIR
+Usage: test_heapdiff.py TOOLS_DIR TESTDATA_HPROF_DIR [V8_SNAPSHOT]
 """
 import json
 import os
@@ -131,7 +136,53 @@ def main():
                    and os.path.getmtime(os.path.join(tempfile.gettempdir(), n)) > os.path.getmtime(junk) - 1],
               "no temporary directory is left behind")
 
+        if len(sys.argv) > 3:
+            v8_leak(tools, heapdiff, sys.argv[3], t)
+
     return done("test_heapdiff")
+
+
+def v8_leak(tools, heapdiff, snapshot, t):
+    with open(snapshot) as f:
+        snap = json.load(f)
+    meta = snap["snapshot"]["meta"]
+    fields, types = meta["node_fields"], meta["node_types"][0]
+    width = len(fields)
+    ids = snap["nodes"][fields.index("id")::width]
+    strings = snap["strings"]
+    strings.append("Leak")
+    leak_name, text = len(strings) - 1, len(strings)
+    strings.append("a leaked string")
+    added = [("object", leak_name, 40)] * 7 + [("string", text, 32)] * 3
+    for i, (ty, name, size) in enumerate(added):
+        node = dict(type=types.index(ty), name=name, id=max(ids) + 2 * (i + 1), self_size=size,
+                    edge_count=0)
+        snap["nodes"] += [node.get(k, 0) for k in fields]
+    snap["snapshot"]["node_count"] += len(added)
+    paths = [snapshot, os.path.join(t, "after.heapsnapshot")]
+    with open(paths[1], "w") as f:
+        json.dump(snap, f)
+    dbs = [os.path.join(t, "v8-%d.db" % i) for i in range(2)]
+    for p, db in zip(paths, dbs):
+        rc, _, err = run([os.path.join(tools, "heapsnapshot2heapdb"), "-q", p, db])
+        check(rc == 0, "heapsnapshot2heapdb %s: %s" % (p, err))
+    rc, out, err = run([heapdiff, "--format=ndjson", "--objects=1", dbs[0], dbs[1]])
+    if not check(rc == 0, "heapdiff of V8 databases: %s" % err):
+        return
+    rec = records(out)
+    classes = {c["class"]: c for c in rec.get("heapdiff.class", [])}
+    leak = classes.get("Leak", {})
+    check((leak.get("count_change"), leak.get("bytes_change")) == (7, 280),
+          "V8: Leak +7 objects, +280 bytes: %s" % leak)
+    string = classes.get("(string)", {})
+    check(string.get("count_change") == 3 and string.get("bytes_change") == 96,
+          "V8: (string) +3, +96 bytes: %s" % string)
+    check(not [c for c in classes if c.startswith("<class")], "V8: no node left without a name")
+    check(sum(c["count_change"] for c in classes.values()) == 10, "V8: 10 objects more in all")
+    new = rec.get("heapdiff.new_object", [])
+    check(len(new) == 1 and new[0].get("class") == "Leak", "V8: the largest new object is a Leak: %s" % new)
+    rc, _, err = run([heapdiff, "--class=Leak", "--fail-count=5", dbs[0], dbs[1]])
+    check(rc == 6 and "Leak" in err, "V8: --class=Leak --fail-count=5: exit %d, %s" % (rc, err.strip()))
 
 
 if __name__ == "__main__":

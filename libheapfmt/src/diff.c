@@ -69,6 +69,49 @@ static hf_status attach(differ *d, const char *path, const char *schema)
 	return HF_OK;
 }
 
+/* A database of a V8 heap snapshot (heapsnapshot2heapdb): no class objects,
+ * a table per node type. */
+static int is_v8(differ *d, const char *s)
+{
+	return !has_table(d, s, "node_class") && has_table(d, s, "node_v8_object") &&
+	       has_table(d, s, "node_types") && has_table(d, s, "strings");
+}
+
+/* temp.vn_<s>(identifier, dump, name): each node of the V8 database s named
+ * as Chrome DevTools' summary groups them: objects, native and synthetic
+ * nodes by their name (the constructor, "Detached HTMLDivElement",
+ * "(GC roots)"), the others by type: (string), (array), (closure),
+ * (compiled code), (system), (concatenated string) ... */
+static hf_status v8_names(differ *d, const char *s)
+{
+	static const char *const named[] = { "node_v8_object", "node_v8_native", "node_v8_synthetic" };
+	sqlite3_str *u = sqlite3_str_new(d->db);
+	sqlite3_str_appendf(u,
+		"CREATE TEMP TABLE vn_%s (identifier INTEGER, dump INTEGER, name TEXT,"
+		" PRIMARY KEY (identifier, dump)) WITHOUT ROWID;"
+		"INSERT OR IGNORE INTO temp.vn_%s SELECT n.identifier, n.dump,"
+		" CASE WHEN t.name IN ('v8_object', 'v8_native', 'v8_synthetic') AND st.data IS NOT NULL THEN st.data"
+		"      WHEN t.name = 'v8_code' THEN '(compiled code)'"
+		"      WHEN t.name = 'v8_hidden' THEN '(system)'"
+		"      WHEN substr(t.name, 1, 3) = 'v8_' THEN '(' || replace(substr(t.name, 4), '_', ' ') || ')'"
+		"      ELSE printf('<class 0x%%x>', n.class) END"
+		" FROM %s.node AS n JOIN %s.node_types AS t ON t.nodetypeid = n.nodetypeid"
+		" LEFT JOIN (", s, s, s, s);
+	int any = 0;
+	for (size_t i = 0; i < sizeof named / sizeof *named; i++)
+		if (has_table(d, s, named[i]))
+			sqlite3_str_appendf(u, "%sSELECT node_identifier, dump, name FROM %s.%s", any++ ? " UNION ALL " : "",
+			                    s, named[i]);
+	sqlite3_str_appendf(u, ") AS x ON x.node_identifier = n.identifier AND x.dump = n.dump"
+	                       " LEFT JOIN %s.strings AS st ON st.stringid = x.name", s);
+	char *sql = sqlite3_str_finish(u);
+	if (!sql)
+		return hf_error_set(d->err, HF_ERR_NOMEM, "out of memory");
+	hf_status st = exec(d, sql);
+	sqlite3_free(sql);
+	return st;
+}
+
 /* temp.h_<s>(name, n, bytes, retained): the class histogram of schema s by
  * class name, named as schema/queries/class_histogram.sql names classes,
  * with retained bytes as schema/queries/retained_by_class.sql adds them up
@@ -76,6 +119,23 @@ static hf_status attach(differ *d, const char *path, const char *schema)
  * that does not exist (a DDM database has no node_class) does not prepare. */
 static hf_status histogram(differ *d, const char *s, int analysed)
 {
+	if (is_v8(d, s)) {
+		/* Grouped by v8_names's name; no retained bytes (heapdb-analyze
+		 * reads the databases of HPROF dumps only). */
+		hf_status st = v8_names(d, s);
+		if (st)
+			return st;
+		char *sql = sqlite3_mprintf("CREATE TEMP TABLE h_%s AS SELECT v.name AS name, count(*) AS n,"
+		                            " sum(n.size) AS bytes, NULL AS retained FROM %s.node AS n"
+		                            " JOIN temp.vn_%s AS v ON v.identifier = n.identifier AND v.dump = n.dump"
+		                            " GROUP BY v.name",
+		                            s, s, s);
+		if (!sql)
+			return hf_error_set(d->err, HF_ERR_NOMEM, "out of memory");
+		st = exec(d, sql);
+		sqlite3_free(sql);
+		return st;
+	}
 	char load[256] = "";
 	if (has_table(d, s, "hprof_load_class"))
 		snprintf(load, sizeof load,
@@ -268,7 +328,10 @@ static hf_status compute(differ *d, const char *before, const char *after, size_
 	/* The largest objects of b that a does not hold: a bounded sort (LIMIT)
 	 * over b, a key lookup in a per object. */
 	char names[512] = "NULL";
-	if (has_table(d, "b", "node_class") && has_table(d, "b", "strings"))
+	if (is_v8(d, "b"))
+		snprintf(names, sizeof names,
+		         "(SELECT v.name FROM temp.vn_b AS v WHERE v.identifier = n.identifier AND v.dump = n.dump)");
+	else if (has_table(d, "b", "node_class") && has_table(d, "b", "strings"))
 		snprintf(names, sizeof names,
 		         "(SELECT s.data FROM b.node_class AS c JOIN b.strings AS s ON s.stringid = c.java_name"
 		         " WHERE c.node_identifier = n.class AND c.dump = n.dump)");
