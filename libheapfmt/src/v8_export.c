@@ -907,6 +907,57 @@ static hf_status ascii_meta(exp *x, char **text)
 	return HF_OK;
 }
 
+/* The header keys and top-level sections of the snapshot that the reader
+ * kept as metadata (v8.snapshot.KEY and v8.extra.KEY, JSON text: V8's
+ * extra_native_bytes, a section heapfmt does not know), written back as
+ * members, in ASCII: ',"KEY":VALUE' inside the header, '"KEY":VALUE,' among
+ * the sections (section).  A value that does not parse as JSON (a section
+ * over 1 MiB was not kept) is left out. */
+static hf_status write_kept(exp *x, const char *prefix, int section)
+{
+	sqlite3_stmt *q;
+	hf_status st = prep(x, &q, "SELECT substr(key, ?1), value FROM metadata WHERE key LIKE ?2 ORDER BY rowid");
+	if (st)
+		return st;
+	char like[64];
+	snprintf(like, sizeof like, "%s%%", prefix);
+	sqlite3_bind_int(q, 1, (int)strlen(prefix) + 1);
+	sqlite3_bind_text(q, 2, like, -1, SQLITE_TRANSIENT);
+	hf_buf b;
+	hf_buf_init(&b);
+	while (!st && sqlite3_step(q) == SQLITE_ROW) {
+		const char *key = (const char *)sqlite3_column_text(q, 0);
+		const char *value = (const char *)sqlite3_column_text(q, 1);
+		hf_input *in;
+		hf_error e2;
+		if (!key || !value || hf_input_open_memory(&in, value, strlen(value), &e2))
+			continue;
+		hf_jlex lx;
+		hf_jlex_init(&lx, in, 0, 0, &e2);
+		hf_jtok t;
+		hf_jval v;
+		memset(&v, 0, sizeof v);
+		size_t budget = (size_t)16 << 20;
+		int ok = !hf_jlex_next(&lx, &t) && !hf_jval_parse(&lx, t, &v, &budget) &&
+		         !hf_jlex_next(&lx, &t) && t == HF_JT_EOF;
+		hf_jlex_free(&lx);
+		hf_input_close(in);
+		if (ok) {
+			hf_buf_reset(&b);
+			if (!hf_buf_append(&b, section ? "" : ",", section ? 0 : 1) ||
+			    !json_ascii(&b, key, strlen(key)) || !hf_buf_append(&b, ":", 1) ||
+			    !hf_jval_dump_with(&v, &b, json_ascii) || (section && !hf_buf_append(&b, ",\n", 2)))
+				st = nomem(x);
+			else
+				fwrite(b.data, 1, b.len, x->fp);
+		}
+		hf_jval_free(&v);
+	}
+	hf_buf_free(&b);
+	sqlite3_finalize(q);
+	return st;
+}
+
 static hf_status write_all(exp *x)
 {
 	hf_status st;
@@ -976,9 +1027,11 @@ static hf_status write_all(exp *x)
 		}
 	}
 	fprintf(x->fp, "{\"snapshot\":{\"meta\":%s,\"node_count\":%zu,\"edge_count\":%" PRIu64
-	        ",\"trace_function_count\":%" PRIu64 "},\n\"nodes\":[", meta_text, x->n + x->nsyn, x->edges,
-	        tfi_count);
+	        ",\"trace_function_count\":%" PRIu64, meta_text, x->n + x->nsyn, x->edges, tfi_count);
 	free(v8meta);
+	if (x->v8 && (st = write_kept(x, "v8.snapshot.", 0)))
+		return st;
+	fputs("},\n\"nodes\":[", x->fp);
 	if ((st = write_nodes(x)))
 		return st;
 	fputs("],\n\"edges\":[", x->fp);
@@ -999,6 +1052,8 @@ static hf_status write_all(exp *x)
 	if (x->v8 && (st = write_flat(x, "v8_location", "location_fields", NULL, &x->st->locations)))
 		return st;
 	fputs("],\n", x->fp);
+	if (x->v8 && (st = write_kept(x, "v8.extra.", 1)))
+		return st;
 	return write_strings(x);
 }
 
