@@ -912,9 +912,15 @@ static hf_status ascii_meta(exp *x, char **text)
  * extra_native_bytes, a section heapfmt does not know), written back as
  * members, in ASCII: ',"KEY":VALUE' inside the header, '"KEY":VALUE,' among
  * the sections (section).  A value that does not parse as JSON (a section
- * over 1 MiB was not kept) is left out. */
+ * over 1 MiB was not kept) is left out, and so is a key that this writer
+ * writes itself (a trace tree whose fields the reader could not map was
+ * kept as v8.extra.trace_tree: the export has an empty one), so that no key
+ * comes twice. */
 static hf_status write_kept(exp *x, const char *prefix, int section)
 {
+	static const char *const own[] = { "meta", "node_count", "edge_count", "trace_function_count",
+		"snapshot", "nodes", "edges", "trace_function_infos", "trace_tree", "samples", "locations",
+		"strings" };
 	sqlite3_stmt *q;
 	hf_status st = prep(x, &q, "SELECT substr(key, ?1), value FROM metadata WHERE key LIKE ?2 ORDER BY rowid");
 	if (st)
@@ -930,7 +936,11 @@ static hf_status write_kept(exp *x, const char *prefix, int section)
 		const char *value = (const char *)sqlite3_column_text(q, 1);
 		hf_input *in;
 		hf_error e2;
-		if (!key || !value || hf_input_open_memory(&in, value, strlen(value), &e2))
+		size_t k = 0;
+		while (key && k < sizeof own / sizeof *own && strcmp(key, own[k]))
+			k++;
+		if (!key || k < sizeof own / sizeof *own || !value ||
+		    hf_input_open_memory(&in, value, strlen(value), &e2))
 			continue;
 		hf_jlex lx;
 		hf_jlex_init(&lx, in, 0, 0, &e2);
