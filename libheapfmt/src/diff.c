@@ -78,32 +78,33 @@ static int is_v8(differ *d, const char *s)
 }
 
 /* temp.vn_<s>(identifier, dump, name): each node of the V8 database s named
- * as Chrome DevTools' summary groups them: objects, native and synthetic
- * nodes by their name (the constructor, "Detached HTMLDivElement",
- * "(GC roots)"), the others by type: (string), (array), (closure),
- * (compiled code), (system), (concatenated string) ... */
+ * as Chrome DevTools' summary groups them (className): objects and native
+ * nodes by their name (the constructor, "Detached HTMLDivElement"), the
+ * others by type: (string), (array), (closure), (compiled code), (system),
+ * (concatenated string), (synthetic) ...  A node is in one type table: each
+ * is joined on its primary key. */
 static hf_status v8_names(differ *d, const char *s)
 {
-	static const char *const named[] = { "node_v8_object", "node_v8_native", "node_v8_synthetic" };
+	static const char *const named[] = { "node_v8_object", "node_v8_native" };
 	sqlite3_str *u = sqlite3_str_new(d->db);
 	sqlite3_str_appendf(u,
 		"CREATE TEMP TABLE vn_%s (identifier INTEGER, dump INTEGER, name TEXT,"
 		" PRIMARY KEY (identifier, dump)) WITHOUT ROWID;"
 		"INSERT OR IGNORE INTO temp.vn_%s SELECT n.identifier, n.dump,"
-		" CASE WHEN t.name IN ('v8_object', 'v8_native', 'v8_synthetic') AND st.data IS NOT NULL THEN st.data"
+		" CASE WHEN t.name IN ('v8_object', 'v8_native') AND st.data IS NOT NULL THEN st.data"
 		"      WHEN t.name = 'v8_code' THEN '(compiled code)'"
 		"      WHEN t.name = 'v8_hidden' THEN '(system)'"
 		"      WHEN substr(t.name, 1, 3) = 'v8_' THEN '(' || replace(substr(t.name, 4), '_', ' ') || ')'"
 		"      ELSE printf('<class 0x%%x>', n.class) END"
-		" FROM %s.node AS n JOIN %s.node_types AS t ON t.nodetypeid = n.nodetypeid"
-		" LEFT JOIN (", s, s, s, s);
-	int any = 0;
-	for (size_t i = 0; i < sizeof named / sizeof *named; i++)
-		if (has_table(d, s, named[i]))
-			sqlite3_str_appendf(u, "%sSELECT node_identifier, dump, name FROM %s.%s", any++ ? " UNION ALL " : "",
-			                    s, named[i]);
-	sqlite3_str_appendf(u, ") AS x ON x.node_identifier = n.identifier AND x.dump = n.dump"
-	                       " LEFT JOIN %s.strings AS st ON st.stringid = x.name", s);
+		" FROM %s.node AS n JOIN %s.node_types AS t ON t.nodetypeid = n.nodetypeid", s, s, s, s);
+	const char *alias[] = { "x0", "x1" };
+	int have[2];
+	for (size_t i = 0; i < 2; i++)
+		if ((have[i] = has_table(d, s, named[i])))
+			sqlite3_str_appendf(u, " LEFT JOIN %s.%s AS %s ON %s.node_identifier = n.identifier AND %s.dump = n.dump",
+			                    s, named[i], alias[i], alias[i], alias[i]);
+	sqlite3_str_appendf(u, " LEFT JOIN %s.strings AS st ON st.stringid = coalesce(%s, %s)", s,
+	                    have[0] ? "x0.name" : "NULL", have[1] ? "x1.name" : "NULL");
 	char *sql = sqlite3_str_finish(u);
 	if (!sql)
 		return hf_error_set(d->err, HF_ERR_NOMEM, "out of memory");

@@ -918,28 +918,30 @@ static hf_status ascii_meta(exp *x, char **text)
  * comes twice. */
 static hf_status write_kept(exp *x, const char *prefix, int section)
 {
-	static const char *const own[] = { "meta", "node_count", "edge_count", "trace_function_count",
-		"snapshot", "nodes", "edges", "trace_function_infos", "trace_tree", "samples", "locations",
-		"strings" };
+	static const char *const header_own[] = { "meta", "node_count", "edge_count", "trace_function_count",
+		NULL };
+	static const char *const section_own[] = { "snapshot", "nodes", "edges", "trace_function_infos",
+		"trace_tree", "samples", "locations", "strings", NULL };
+	const char *const *own = section ? section_own : header_own;
 	sqlite3_stmt *q;
-	hf_status st = prep(x, &q, "SELECT substr(key, ?1), value FROM metadata WHERE key LIKE ?2 ORDER BY rowid");
+	hf_status st = prep(x, &q, "SELECT substr(key, ?1 + 1), value FROM metadata"
+	                           " WHERE substr(key, 1, ?1) = ?2 ORDER BY rowid");
 	if (st)
 		return st;
-	char like[64];
-	snprintf(like, sizeof like, "%s%%", prefix);
-	sqlite3_bind_int(q, 1, (int)strlen(prefix) + 1);
-	sqlite3_bind_text(q, 2, like, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(q, 1, (int)strlen(prefix));
+	sqlite3_bind_text(q, 2, prefix, -1, SQLITE_STATIC);
 	hf_buf b;
 	hf_buf_init(&b);
-	while (!st && sqlite3_step(q) == SQLITE_ROW) {
+	int rc;
+	while (!st && (rc = sqlite3_step(q)) == SQLITE_ROW) {
 		const char *key = (const char *)sqlite3_column_text(q, 0);
 		const char *value = (const char *)sqlite3_column_text(q, 1);
 		hf_input *in;
 		hf_error e2;
 		size_t k = 0;
-		while (key && k < sizeof own / sizeof *own && strcmp(key, own[k]))
+		while (key && own[k] && strcmp(key, own[k]))
 			k++;
-		if (!key || k < sizeof own / sizeof *own || !value ||
+		if (!key || own[k] || !value ||
 		    hf_input_open_memory(&in, value, strlen(value), &e2))
 			continue;
 		hf_jlex lx;
@@ -963,6 +965,8 @@ static hf_status write_kept(exp *x, const char *prefix, int section)
 		}
 		hf_jval_free(&v);
 	}
+	if (!st && rc != SQLITE_DONE)
+		st = db_fail(x, "cannot read");
 	hf_buf_free(&b);
 	sqlite3_finalize(q);
 	return st;
