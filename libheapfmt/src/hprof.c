@@ -1150,22 +1150,20 @@ decide:;
 	 * than any other layout: several space most objects alike (the same
 	 * rounding), only some pairs tell them apart. */
 	uint64_t margin = joint[best] / 16 > SNIFF_MIN / 2 ? joint[best] / 16 : SNIFF_MIN / 2;
-	if (joint[best] >= SNIFF_MIN && joint[best] >= s.npairs / 8 && joint[best] - runner < margin) {
+	bool stands = joint[best] >= SNIFF_MIN && joint[best] >= s.npairs / 8;
+	if (stands && joint[best] - runner < margin) {
 		/* Layouts that come as close space the window's objects alike
 		 * but for a few: when they all have one reference width, the
 		 * best of them (the first listed on a tie) rather than the
 		 * first address's guess at the width.  All 8-byte fields and
 		 * short byte[] are spaced alike with 12- and 16-byte headers,
 		 * not with 4- and 8-byte references. */
-		bool mixed = false;
 		for (size_t m = 0; m < NMODELS; m++)
 			if ((twin[m] < 0 || twin[m] > (int)m) && joint[best] - joint[m] < margin &&
 			    hotspot_models[m].oop != hotspot_models[best].oop)
-				mixed = true;
-		if (mixed)
-			best = NMODELS;
+				stands = false;
 	}
-	if (best < NMODELS && joint[best] >= SNIFF_MIN && joint[best] >= s.npairs / 8)
+	if (stands)
 		found = twin[best] >= 0 && score[twin[best]] > score[best] ? twin[best] : (int)best;
 	hf_map_free(&s.ix);
 	free(s.classes);
@@ -2873,8 +2871,9 @@ static bool record_shape_ok(const reader *r, unsigned tag, uint64_t len, const u
  * top-level record: a header whose length the input can hold and the
  * record's type accepts, whose time is 0 when every record's so far was
  * (HotSpot's and ART's are; a root's first field is an object id),
- * followed by the end of the input or another top-level tag.  When that cannot be seen (a UTF8 longer than the look
- * ahead in a stream of unknown size), they do. */
+ * followed by the end of the input or another top-level tag.  When that
+ * cannot be seen (a UTF8 longer than the look-ahead in a stream of unknown
+ * size), they do. */
 #define RECORD_LOOK ((size_t)65536)
 static bool reads_as_record(reader *r)
 {
@@ -2882,28 +2881,28 @@ static bool reads_as_record(reader *r)
 	size_t avail, want = 9 + RECORD_LOOK + 1;
 	hf_error ignored;
 	memset(&ignored, 0, sizeof ignored);
-	if (hf_input_peek(r->in, 9, &p, &avail, &ignored) || avail < 9)
+	int seen_end = 0;          /* avail runs to the end of the input */
+	if (hf_input_peek(r->in, want, &p, &avail, &ignored)) {
+		/* Damaged further on (a gzip stream cut short): decide on what
+		 * is buffered; the reading proper reports the damage. */
+		memset(&ignored, 0, sizeof ignored);
+		if (hf_input_peek(r->in, 9, &p, &avail, &ignored))
+			return false;
+	} else {
+		seen_end = avail < want;
+	}
+	if (avail < 9)
 		return false;          /* no room for a record header */
 	uint64_t len = hf_be32(p + 5), size = hf_input_size(r->in), at = hf_input_offset(r->in);
 	if (size && (size < at + 9 || size - at - 9 < len))
 		return false;
 	if (!r->timed && hf_be32(p + 1))
 		return false;          /* a time, where every record so far had 0 */
-	int seen_end = 0;          /* avail runs to the end of the input */
-	if (hf_input_peek(r->in, want, &p, &avail, &ignored)) {
-		/* Damaged further on (a gzip stream cut short): decide on what
-		 * is buffered; the reading proper reports the damage. */
-		memset(&ignored, 0, sizeof ignored);
-		if (hf_input_peek(r->in, 9, &p, &avail, &ignored) || avail < 9)
-			return true;
-	} else {
-		seen_end = avail < want;
-	}
 	if (!record_shape_ok(r, p[0], len, p + 9, avail - 9))
 		return false;
 	if (avail > 9 + len)
 		return tag_name(p[9 + len]) != NULL;
-	return seen_end ? avail == 9 + len : 1;
+	return seen_end ? avail == 9 + len : true;
 }
 
 /* A heap-dump record's declared length, corrected in the two cases real

@@ -329,22 +329,36 @@ static const hf_jval *jarr(const hf_jval *v)
 }
 
 /* Parses meta (the database's v8.meta, or Node.js 20's) and finds the fields. */
-static hf_status use_meta(exp *x, const char *text)
+/* Parses the JSON value of text (a metadata value) into *out, in at most
+ * budget bytes of tree; whole: nothing may follow it.  *out is freeable
+ * whatever the result. */
+static hf_status parse_text(const char *text, const char *ctx, size_t budget, int whole, hf_jval *out,
+                            hf_error *err)
 {
 	hf_input *in;
-	hf_error e2;
-	if (hf_input_open_memory(&in, text, strlen(text), &e2))
-		return nomem(x);
+	memset(out, 0, sizeof *out);
+	if (hf_input_open_memory(&in, text, strlen(text), err))
+		return HF_ERR_NOMEM;
 	hf_jlex lx;
-	hf_jlex_init(&lx, in, 0, 0, &e2);
-	lx.ctx = "v8.meta";
+	hf_jlex_init(&lx, in, 0, 0, err);
+	lx.ctx = ctx;
 	hf_jtok t;
-	size_t budget = (size_t)1 << 20;
 	hf_status st = hf_jlex_next(&lx, &t);
 	if (!st)
-		st = hf_jval_parse(&lx, t, &x->meta, &budget);
+		st = hf_jval_parse(&lx, t, out, &budget);
+	if (!st && whole && (st = hf_jlex_next(&lx, &t)) == HF_OK && t != HF_JT_EOF)
+		st = hf_error_set(err, HF_ERR_FORMAT, "%s: more after the value", ctx);
 	hf_jlex_free(&lx);
 	hf_input_close(in);
+	return st;
+}
+
+static hf_status use_meta(exp *x, const char *text)
+{
+	hf_error e2;
+	hf_status st = parse_text(text, "v8.meta", (size_t)1 << 20, 0, &x->meta, &e2);
+	if (st == HF_ERR_NOMEM)
+		return nomem(x);
 	if (st) {
 		char line[400];
 		hf_error_format(&e2, line, sizeof line);
@@ -936,25 +950,14 @@ static hf_status write_kept(exp *x, const char *prefix, int section)
 	while (!st && (rc = sqlite3_step(q)) == SQLITE_ROW) {
 		const char *key = (const char *)sqlite3_column_text(q, 0);
 		const char *value = (const char *)sqlite3_column_text(q, 1);
-		hf_input *in;
-		hf_error e2;
 		size_t k = 0;
 		while (key && own[k] && strcmp(key, own[k]))
 			k++;
-		if (!key || own[k] || !value ||
-		    hf_input_open_memory(&in, value, strlen(value), &e2))
+		if (!key || own[k] || !value)
 			continue;
-		hf_jlex lx;
-		hf_jlex_init(&lx, in, 0, 0, &e2);
-		hf_jtok t;
+		hf_error e2;
 		hf_jval v;
-		memset(&v, 0, sizeof v);
-		size_t budget = (size_t)16 << 20;
-		int ok = !hf_jlex_next(&lx, &t) && !hf_jval_parse(&lx, t, &v, &budget) &&
-		         !hf_jlex_next(&lx, &t) && t == HF_JT_EOF;
-		hf_jlex_free(&lx);
-		hf_input_close(in);
-		if (ok) {
+		if (parse_text(value, key, (size_t)16 << 20, 1, &v, &e2) == HF_OK) {
 			hf_buf_reset(&b);
 			if (!hf_buf_append(&b, section ? "" : ",", section ? 0 : 1) ||
 			    !json_ascii(&b, key, strlen(key)) || !hf_buf_append(&b, ":", 1) ||
