@@ -1491,6 +1491,38 @@ static void scen_wrapped_length(buf *b)
 	patch4(b, at, (uint32_t)(b->n - at - 4 + hole_len));
 }
 
+/* wrapped-length-boundary: as wrapped-length, but the sub-records after the
+ * classes make exactly 4 GiB, so that the declared length ends between two
+ * sub-records (the byte[] starts there), and an END THREAD follows the
+ * dump: the length cannot be told from the file's size. */
+static void scen_wrapped_length_boundary(buf *b)
+{
+	static const uint16_t beyond[] = { 'b', 'e', 'y', 'o', 'n', 'd' };
+	size_t at = small_start(b, "JAVA PROFILE 1.0.1", TAG_HEAP_DUMP);
+	small_classes(b);
+	string_classes(b);
+	buf tail = { 0 };
+	item(&tail, 0x1000, 0x3000, 7);
+	char_array(&tail, 0x3100, beyond, 6);
+	string(&tail, 0x2000, 0x3100);
+	root_simple(&tail, ROOT_STICKY_CLASS, SM_ITEM);
+	uint64_t count = ((uint64_t)1 << 32) - (1 + 4 + 4 + 4 + 1) - tail.n;
+	u1(b, SUB_PRIMITIVE_ARRAY_DUMP);
+	id(b, 0x3000);
+	u4(b, 1);
+	u4(b, (uint32_t)count);
+	u1(b, T_BYTE);
+	hole_at = b->n;
+	hole_len = count;
+	for (size_t i = 0; i < tail.n; i++)
+		u1(b, tail.p[i]);
+	free(tail.p);
+	patch4(b, at, (uint32_t)(b->n - at - 4 + hole_len));
+	size_t e = rec_begin(b, TAG_END_THREAD);
+	u4(b, 1);
+	rec_end(b, e);
+}
+
 /* shadowed-field: com/example/B declares x (int) and link (object), and
  * extends com/example/A, which declares x, y (int) and link too.  An
  * instance of B: B.x 1, B.link 0x2000, A.x 2, A.y 3, A.link 0x2100. */
@@ -2065,6 +2097,8 @@ static const struct scenario {
 	  "8-byte ids, objects side by side: 16-byte headers, ten byte[] of 400 objects tell them from 12" },
 	{ "wrapped-length", scen_wrapped_length,
 	  "1.0.1 HEAP DUMP over 4 GiB, length modulo 2^32 (a sparse file of 4 GiB)" },
+	{ "wrapped-length-boundary", scen_wrapped_length_boundary,
+	  "the same, its declared end between two sub-records, an END THREAD after it" },
 };
 #define NSCENARIOS (sizeof scenarios / sizeof *scenarios)
 

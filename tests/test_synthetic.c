@@ -98,10 +98,23 @@ static hf_status convert(const char *in_path, const char *out_path, int kind,
 	return convert_ex(in_path, NULL, 0, out_path, kind, opt, c);
 }
 
+/* Writes all of data to fd; 0 on success. */
+static int write_all(int fd, const uint8_t *data, size_t size)
+{
+	while (size) {
+		ssize_t w = write(fd, data, size);
+		if (w <= 0)
+			return -1;
+		data += w;
+		size -= (size_t)w;
+	}
+	return 0;
+}
+
 /* Converts data read through a FIFO (input that cannot be read twice), fed
- * by a child process. */
-static hf_status convert_fifo(const char *fifo, const uint8_t *data, size_t size,
-                              const char *out_path, const hf_hprof_options *opt, conv *c)
+ * by a child process: the size bytes at data, or the file src. */
+static hf_status convert_fifo_ex(const char *fifo, const uint8_t *data, size_t size, const char *src,
+                                 const char *out_path, const hf_hprof_options *opt, conv *c)
 {
 	unlink(fifo);
 	if (mkfifo(fifo, 0600) != 0) {
@@ -110,15 +123,19 @@ static hf_status convert_fifo(const char *fifo, const uint8_t *data, size_t size
 	}
 	pid_t pid = fork();
 	if (pid == 0) {
-		int fd = open(fifo, O_WRONLY);
-		size_t done = 0;
-		while (fd >= 0 && done < size) {
-			ssize_t w = write(fd, data + done, size - done);
-			if (w <= 0)
-				break;
-			done += (size_t)w;
+		int fd = open(fifo, O_WRONLY), ok = fd >= 0;
+		if (ok && !src) {
+			ok = !write_all(fd, data, size);
+		} else if (ok) {
+			static uint8_t piece[1 << 20];
+			int in = open(src, O_RDONLY);
+			ssize_t n = 0;
+			while (in >= 0 && (n = read(in, piece, sizeof piece)) > 0 &&
+			       !write_all(fd, piece, (size_t)n))
+				;
+			ok = in >= 0 && n == 0;
 		}
-		_exit(done == size ? 0 : 1);
+		_exit(ok ? 0 : 1);
 	}
 	CHECK(pid > 0, "fork: %s", strerror(errno));
 	if (pid < 0)
@@ -129,6 +146,12 @@ static hf_status convert_fifo(const char *fifo, const uint8_t *data, size_t size
 	CHECK(WIFEXITED(ws) && WEXITSTATUS(ws) == 0, "the FIFO writer wrote everything");
 	unlink(fifo);
 	return st;
+}
+
+static hf_status convert_fifo(const char *fifo, const uint8_t *data, size_t size,
+                              const char *out_path, const hf_hprof_options *opt, conv *c)
+{
+	return convert_fifo_ex(fifo, data, size, NULL, out_path, opt, c);
 }
 
 /* ---- SQLite helpers ---------------------------------------------------- */
@@ -1627,16 +1650,64 @@ static void check_names_late(sqlite3 *db, const conv *c)
 	CHECK_STR(qs(db, "SELECT raw_name FROM cls WHERE id = %d", 0x300), "[C", "raw name of [C");
 }
 
-/* wrapped-length: generated here, as a sparse file of over 4 GiB, rather
- * than at build time.  Returns 1 when the file system cannot keep it sparse
- * (skipped). */
-static int test_wrapped_length(const char *hprofgen, const char *outdir)
+/* Compresses src into dst as gzip members of 1 MiB each, as `gzip` would
+ * not in reasonable time for 4 GiB: a piece of zeros (the sparse file's
+ * hole) is the one member compressed once.  0 on success. */
+static int gzip_pieces(const char *src, const char *dst)
 {
+	enum { PIECE = 1 << 20 };
+	static uint8_t piece[PIECE], zeros[PIECE], out[PIECE + 4096], zero_member[PIECE + 4096];
+	size_t zero_len = 0;
+	int in = open(src, O_RDONLY);
+	FILE *f = fopen(dst, "wb");
+	int ok = in >= 0 && f;
+	ssize_t n;
+	while (ok && (n = read(in, piece, PIECE)) > 0) {
+		int zero = n == PIECE && !memcmp(piece, zeros, PIECE);
+		if (zero && zero_len) {
+			ok = fwrite(zero_member, 1, zero_len, f) == zero_len;
+			continue;
+		}
+		z_stream z;
+		memset(&z, 0, sizeof z);
+		if (deflateInit2(&z, 1, Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+			ok = 0;
+			break;
+		}
+		z.next_in = piece;
+		z.avail_in = (uInt)n;
+		z.next_out = out;
+		z.avail_out = sizeof out;
+		ok = deflate(&z, Z_FINISH) == Z_STREAM_END;
+		size_t len = z.total_out;
+		deflateEnd(&z);
+		if (ok && zero) {
+			memcpy(zero_member, out, len);
+			zero_len = len;
+		}
+		ok = ok && fwrite(out, 1, len, f) == len;
+	}
+	ok = ok && n == 0;
+	if (in >= 0)
+		close(in);
+	if (f)
+		ok = !fclose(f) && ok;
+	return ok ? 0 : -1;
+}
+
+/* wrapped-length and wrapped-length-boundary: generated here, as sparse
+ * files of over 4 GiB, rather than at build time; read as a file, through a
+ * FIFO and gzip-compressed (where the file's size does not tell the
+ * length).  Returns 1 when the file system cannot keep it sparse
+ * (skipped). */
+static int test_wrapped_length(const char *scenario, const char *hprofgen, const char *outdir)
+{
+	const int boundary = !strcmp(scenario, "wrapped-length-boundary");
 	char dir[1024], file[1200], cmd[2600];
-	snprintf(dir, sizeof dir, "%s/synthetic-wrapped-length", outdir);
+	snprintf(dir, sizeof dir, "%s/synthetic-%s", outdir, scenario);
 	fresh_dir(dir);
 	snprintf(file, sizeof file, "%s/wrapped.hprof", dir);
-	snprintf(cmd, sizeof cmd, "'%s' wrapped-length '%s'", hprofgen, file);
+	snprintf(cmd, sizeof cmd, "'%s' '%s' '%s'", hprofgen, scenario, file);
 	CHECK(system(cmd) == 0, "%s", cmd);
 	struct stat sb;
 	if (stat(file, &sb) != 0) {
@@ -1669,17 +1740,52 @@ static int test_wrapped_length(const char *hprofgen, const char *outdir)
 		CHECK(qs(db, "SELECT value FROM metadata WHERE key = 'hprof.warning' AND value LIKE '%%modulo 2^32%%'") != NULL,
 		      "a warning says the length wrapped");
 		CHECK_STR(meta(db, "hprof.dumps"), "1", "dumps");
+		/* wrapped-length-boundary's is 4 GiB less its header and the
+		 * 77 bytes of sub-records after it (hprofgen). */
+		const long long len = boundary ? 0xFFFFFFFFLL + 1 - 14 - 77 : 0xFFFFFFF0LL;
 		CHECK_EQ_I(qi(db, "SELECT length FROM node_primitive_array WHERE node_identifier = %d", 0x3000),
-		           0xFFFFFFF0LL, "length of the 4 GiB byte[]");
-		CHECK_EQ_I(qi(db, "SELECT size FROM node WHERE identifier = %d", 0x3000), 0xFFFFFFF0LL + 16,
+		           len, "length of the 4 GiB byte[]");
+		CHECK_EQ_I(qi(db, "SELECT size FROM node WHERE identifier = %d", 0x3000), (12 + len + 7) / 8 * 8,
 		           "size of the 4 GiB byte[] (32-bit VM: align8(12 + length))");
 		CHECK_EQ_I(edges(db, 1, 0x1000, 0x3000, "next"), 1, "the Item beyond 4 GiB and its reference");
 		CHECK_EQ_I(qi(db, "SELECT count(*) FROM root WHERE kind = 'STICKY_CLASS' AND object = %d", 0x200), 1,
 		           "the root beyond 4 GiB");
 		CHECK_STR(text_of(db, 0x2000, 0), "beyond", "the String beyond 4 GiB, its array read at its offset");
 		CHECK_EQ_U(c.stats.string_passes, 1, "one pass for the late String");
+		CHECK_EQ_I(qi(db, "SELECT count(*) FROM hprof_thread_end WHERE serial = 1"), boundary,
+		           "the END THREAD after the dump");
 		sqlite3_close(db);
 	}
+	/* Where the file's size cannot tell the length: a FIFO (whose late
+	 * String stays without text, so the cache is large enough here), and
+	 * gzip (read again whole for the late String). */
+	char var[1200], fifo[1200], gz[1200];
+	snprintf(var, sizeof var, "%s/variant.db", dir);
+	snprintf(fifo, sizeof fifo, "%s/in.fifo", dir);
+	snprintf(gz, sizeof gz, "%s/wrapped.hprof.gz", dir);
+	hf_hprof_options of = o;
+	of.string_cache = 0;
+	conv cp, cf, cg;
+	memset(&cp, 0, sizeof cp);
+	memset(&cf, 0, sizeof cf);
+	memset(&cg, 0, sizeof cg);
+	if (st == HF_OK && convert(file, dbp, SINK_DB, &of, &cp) == HF_OK &&
+	    convert_fifo_ex(fifo, NULL, 0, file, var, &of, &cf) == HF_OK) {
+		CHECK_EQ_U(cp.stats.string_passes, 0, "no late String with the default cache");
+		compare_variant(dbp, var, &cp, &cf, "the input through a FIFO", 0);
+	} else {
+		CHECK(0, "convert through a FIFO: %s / %s", cp.msg, cf.msg);
+	}
+	CHECK(gzip_pieces(file, gz) == 0, "write %s", gz);
+	if (st == HF_OK && convert(file, dbp, SINK_DB, &o, &c) == HF_OK &&
+	    convert(gz, var, SINK_DB, &o, &cg) == HF_OK) {
+		CHECK_EQ_U(cg.stats.string_passes, 1, "one pass for the late String, gzip");
+		compare_variant(dbp, var, &c, &cg, "the input gzip-compressed", 0);
+	} else {
+		CHECK(0, "convert the gzip-compressed input: %s", cg.msg);
+	}
+	unlink(gz);
+	unlink(var);
 	/* The same String when the pass reads the whole input again. */
 	hf_hprof_test_reread = 1;
 	st = convert(file, dbp, SINK_DB, &o, &c);
@@ -1690,7 +1796,7 @@ static int test_wrapped_length(const char *hprofgen, const char *outdir)
 		sqlite3_close(db);
 	}
 	/* An unknown sub-record tag beyond 4 GiB: the error's offset is 64-bit. */
-	uint64_t at = size - 5; /* the ROOT STICKY CLASS */
+	uint64_t at = size - 5 - (boundary ? 13 : 0); /* the ROOT STICKY CLASS */
 	FILE *f = fopen(file, "r+b");
 	CHECK(f && fseeko(f, (off_t)at, SEEK_SET) == 0 && fputc(0x42, f) == 0x42 && fclose(f) == 0,
 	      "patch %s", file);
@@ -2443,8 +2549,8 @@ int main(int argc, char **argv)
 		                "       test_synthetic sample SAMPLE.hprof.gz EXPECTED.json HISTO.txt OUTDIR\n");
 		return 99;
 	}
-	if (!strcmp(argv[1], "wrapped-length")) {
-		if (test_wrapped_length(argv[2], argv[3]))
+	if (!strncmp(argv[1], "wrapped-length", 14)) {
+		if (test_wrapped_length(argv[1], argv[2], argv[3]))
 			return TEST_SKIP;
 		return t_done(argv[1]);
 	}

@@ -814,6 +814,10 @@ static int class_layout(reader *r, class_info *c)
 typedef struct heap_ctx {
 	unsigned tag;        /* 0x0C or 0x1C */
 	uint64_t left;       /* bytes left in the record */
+	uint64_t start;      /* the record's offset */
+	uint64_t declared;   /* its declared length */
+	int to_eof;          /* its length was never written (heap_length) */
+	int wrapped;         /* 2^32 was added to its length (wrap) */
 } heap_ctx;
 
 /* ---- the size model ----------------------------------------------------------
@@ -2416,16 +2420,20 @@ static hf_status dump_close(reader *r)
 
 /* ---- heap-dump sub-records --------------------------------------------------- */
 
+static hf_status wrap(reader *r, heap_ctx *h, uint64_t n);
+
 /* Peeks exactly n bytes of the current sub-record. */
 static hf_status need(reader *r, heap_ctx *h, uint64_t start, int sub, size_t n,
                       const uint8_t **p)
 {
+	hf_status st;
+	if (n > h->left && (st = wrap(r, h, n)))
+		return st;
 	if (n > h->left)
 		return fail(r, HF_ERR_FORMAT, start, h->tag, sub,
 		            "needs %zu bytes but only %" PRIu64 " remain in the record", n, h->left);
 	size_t avail;
-	hf_status st = hf_input_peek(r->in, n, p, &avail, r->err);
-	if (st)
+	if ((st = hf_input_peek(r->in, n, p, &avail, r->err)))
 		return st;
 	if (avail < n)
 		return fail(r, HF_ERR_TRUNCATED, start, h->tag, sub,
@@ -2443,16 +2451,25 @@ static hf_status class_dump(reader *r, heap_ctx *h, uint64_t start)
 {
 	const unsigned I = r->idsize;
 	/* A class dump is at most ~2.5 MB (three u2-counted lists): peek it all. */
-	uint64_t want = h->left < ((uint64_t)4 << 20) ? h->left : ((uint64_t)4 << 20);
+	uint64_t want;
 	const uint8_t *p;
 	size_t avail;
-	hf_status st = hf_input_peek(r->in, (size_t)want, &p, &avail, r->err);
+	hf_status st;
+	class_shape k;
+	for (;;) {
+		want = h->left < ((uint64_t)4 << 20) ? h->left : ((uint64_t)4 << 20);
+		if ((st = hf_input_peek(r->in, (size_t)want, &p, &avail, r->err)))
+			return st;
+		int cut = avail >= h->left; /* by the record's end (wrap looks further) */
+		if (avail > h->left)
+			avail = (size_t)h->left;
+		class_shape_of(r, p, avail, &k);
+		uint64_t left = h->left;
+		if (k.bad != SHAPE_SHORT || !cut || (st = wrap(r, h, left + 1)) || h->left == left)
+			break;
+	}
 	if (st)
 		return st;
-	if (avail > h->left)
-		avail = (size_t)h->left;
-	class_shape k;
-	class_shape_of(r, p, avail, &k);
 	if (k.bad == SHAPE_SHORT)
 		return fail(r, avail < want ? HF_ERR_TRUNCATED : HF_ERR_FORMAT, start, h->tag, SUB_CLASS_DUMP,
 		            "the class dump runs past the end of its record");
@@ -2614,6 +2631,8 @@ static hf_status instance_dump(reader *r, heap_ctx *h, uint64_t start)
 	uint64_t obj = hf_beid(p, I);
 	uint64_t cls = hf_beid(p + I + 4, I);
 	uint32_t n = hf_be32(p + 2 * I + 4);
+	if ((uint64_t)n > h->left - (2 * I + 8) && (st = wrap(r, h, 2 * I + 8 + (uint64_t)n)))
+		return st;
 	if ((uint64_t)n > h->left - (2 * I + 8))
 		return fail(r, HF_ERR_FORMAT, start, h->tag, SUB_INSTANCE_DUMP,
 		            "instance 0x%" PRIx64 " declares %u field bytes but only %" PRIu64 " remain in the record",
@@ -2640,6 +2659,8 @@ static hf_status object_array_dump(reader *r, heap_ctx *h, uint64_t start)
 	uint32_t count = hf_be32(p + I + 4);
 	uint64_t cls = hf_beid(p + I + 8, I);
 	uint64_t bytes = (uint64_t)count * I;
+	if (bytes > h->left - (2 * I + 8) && (st = wrap(r, h, 2 * I + 8 + bytes)))
+		return st;
 	if (bytes > h->left - (2 * I + 8))
 		return fail(r, HF_ERR_FORMAT, start, h->tag, SUB_OBJECT_ARRAY_DUMP,
 		            "array 0x%" PRIx64 " declares %u elements (%" PRIu64 " bytes) but only %" PRIu64 " remain in the record",
@@ -2692,6 +2713,8 @@ static hf_status primitive_array_dump(reader *r, heap_ctx *h, uint64_t start, in
 	if ((t == T_CHAR || t == T_BYTE) && r->cache)
 		__builtin_prefetch(cache_set(r, obj), 1);
 	uint64_t bytes = nodata ? 0 : (uint64_t)count * esz;
+	if (bytes > h->left - (I + 9) && (st = wrap(r, h, I + 9 + bytes)))
+		return st;
 	if (bytes > h->left - (I + 9))
 		return fail(r, HF_ERR_FORMAT, start, h->tag, sub,
 		            "array 0x%" PRIx64 " declares %u %s elements (%" PRIu64 " bytes) but only %" PRIu64 " remain in the record",
@@ -2866,19 +2889,19 @@ static bool record_shape_ok(const reader *r, unsigned tag, uint64_t len, const u
 	return !want || len == want;
 }
 
-/* Whether the next bytes, whose first is both a top-level tag and a
- * sub-record tag (0x01-0x07: UTF8 .. HEAP SUMMARY, or a root), read as a
- * top-level record: a header whose length the input can hold and the
- * record's type accepts, whose time is 0 when every record's so far was
- * (HotSpot's and ART's are; a root's first field is an object id),
- * followed by the end of the input or another top-level tag.  When that
- * cannot be seen (a UTF8 longer than the look-ahead in a stream of unknown
- * size), they do. */
+/* Whether the bytes `skip` ahead (0, or up to WRAP_LOOK), whose first is
+ * both a top-level tag and a sub-record tag (0x01-0x07: UTF8 .. HEAP
+ * SUMMARY, or a root), read as a top-level record: a header whose length
+ * the input can hold and the record's type accepts, whose time is 0 when
+ * every record's so far was (HotSpot's and ART's are; a root's first field
+ * is an object id), followed by the end of the input or another top-level
+ * tag.  When that cannot be seen (a UTF8 longer than the look-ahead in a
+ * stream of unknown size), they do. */
 #define RECORD_LOOK ((size_t)65536)
-static bool reads_as_record(reader *r)
+static bool reads_as_record(reader *r, size_t skip)
 {
 	const uint8_t *p;
-	size_t avail, want = 9 + RECORD_LOOK + 1;
+	size_t avail, want = skip + 9 + RECORD_LOOK + 1;
 	hf_error ignored;
 	memset(&ignored, 0, sizeof ignored);
 	int seen_end = 0;          /* avail runs to the end of the input */
@@ -2886,14 +2909,16 @@ static bool reads_as_record(reader *r)
 		/* Damaged further on (a gzip stream cut short): decide on what
 		 * is buffered; the reading proper reports the damage. */
 		memset(&ignored, 0, sizeof ignored);
-		if (hf_input_peek(r->in, 9, &p, &avail, &ignored))
+		if (hf_input_peek(r->in, skip + 9, &p, &avail, &ignored))
 			return false;
 	} else {
 		seen_end = avail < want;
 	}
-	if (avail < 9)
+	if (avail < skip + 9)
 		return false;          /* no room for a record header */
-	uint64_t len = hf_be32(p + 5), size = hf_input_size(r->in), at = hf_input_offset(r->in);
+	p += skip;
+	avail -= skip;
+	uint64_t len = hf_be32(p + 5), size = hf_input_size(r->in), at = hf_input_offset(r->in) + skip;
 	if (size && (size < at + 9 || size - at - 9 < len))
 		return false;
 	if (!r->timed && hf_be32(p + 1))
@@ -2903,6 +2928,50 @@ static bool reads_as_record(reader *r)
 	if (avail > 9 + len)
 		return tag_name(p[9 + len]) != NULL;
 	return seen_end ? avail == 9 + len : true;
+}
+
+/* A HEAP DUMP over 4 GiB whose u4 length HotSpot <= 8 stored modulo 2^32
+ * (spec section 7), where heap_length cannot tell it: the input's size is
+ * unknown (a pipe, gzip) or other records follow the dump.  When n bytes
+ * from here would run past the record's declared end, h->left ahead, and
+ * the bytes there are neither the end of the input nor a top-level record,
+ * 2^32 is added to the length as often as n takes, with a warning the
+ * first time.  At that end itself (h->left 0, n 1) the byte there must also
+ * be a sub-record's tag.  An input of known size must hold the longer
+ * record.  Else nothing changes, and the caller reports a sub-record that
+ * runs past its record: in a dump under 4 GiB that is damage.  The bytes at
+ * the end are looked at when they are within WRAP_LOOK; past that (an array
+ * of more than 16 MiB across the end), 2^32 is added without looking. */
+#define WRAP_LOOK ((uint64_t)16 << 20)
+static hf_status wrap(reader *r, heap_ctx *h, uint64_t n)
+{
+	const uint64_t W = (uint64_t)1 << 32;
+	if (h->tag != TAG_HEAP_DUMP || h->to_eof || n <= h->left)
+		return HF_OK;
+	uint64_t grow = (n - h->left + W - 1) / W * W; /* n < 2^36: no overflow */
+	uint64_t size = hf_input_size(r->in), at = hf_input_offset(r->in);
+	if (size && (size < at || size - at < h->left + grow))
+		return HF_OK;
+	hf_status st;
+	if (h->left <= WRAP_LOOK) {
+		const uint8_t *p;
+		size_t avail;
+		if ((st = hf_input_peek(r->in, (size_t)h->left + 1, &p, &avail, r->err)))
+			return st;
+		if (avail <= h->left)
+			return HF_OK; /* the input ends there, or before */
+		unsigned b = p[h->left];
+		if ((!h->left && !sub_name(b)) || (tag_name(b) && reads_as_record(r, (size_t)h->left)))
+			return HF_OK;
+	}
+	if (!h->wrapped) {
+		h->wrapped = 1;
+		if ((st = warn(r, h->start, "HEAP DUMP record declares %" PRIu64 " bytes, but its sub-records run on past them: its real length is taken to have been stored modulo 2^32",
+		               h->declared)))
+			return st;
+	}
+	h->left += grow;
+	return HF_OK;
 }
 
 /* A heap-dump record's declared length, corrected in the two cases real
@@ -2922,7 +2991,7 @@ static hf_status heap_length(reader *r, unsigned tag, uint64_t start, uint64_t *
 		const uint8_t *p;
 		size_t avail;
 		hf_status st = hf_input_peek(r->in, 1, &p, &avail, r->err);
-		if (st || !avail || !sub_name(p[0]) || (tag_name(p[0]) && reads_as_record(r)))
+		if (st || !avail || !sub_name(p[0]) || (tag_name(p[0]) && reads_as_record(r, 0)))
 			return st;
 		*to_eof = 1;
 		*len = UINT64_MAX;
@@ -2944,7 +3013,7 @@ static hf_status heap_length(reader *r, unsigned tag, uint64_t start, uint64_t *
 static hf_status heap_record(reader *r, unsigned tag, uint64_t length, int to_eof)
 {
 	const unsigned I = r->idsize;
-	heap_ctx h = { tag, length };
+	heap_ctx h = { tag, length, hf_input_offset(r->in) - 9, length, to_eof, 0 };
 	hf_status st;
 	if (tag == TAG_HEAP_DUMP) {
 		if (r->dump_open && r->dump_segmented &&
@@ -2962,7 +3031,13 @@ static hf_status heap_record(reader *r, unsigned tag, uint64_t length, int to_eo
 	if (!r->rescan)
 		r->stats->heap_records++;
 	uint32_t since_progress = 0;
-	while (h.left > 0) {
+	for (;;) {
+		/* At the declared end: unless the length wrapped (wrap). */
+		if (!h.left && ((st = wrap(r, &h, 1)) || !h.left)) {
+			if (st)
+				return st;
+			break;
+		}
 		if (++since_progress == 65536) {
 			/* One segment can hold most of a dump. */
 			since_progress = 0;
