@@ -555,6 +555,23 @@ static void check_second_pass(const char *db_path, const char *in_path, const ui
 	                                      "parked Strings and the input read again whole",
 	                                      known_diffs);
 	CHECK_EQ_U(parked_again, parked, "Strings parked whether the input is read whole or by offsets");
+	hf_hprof_test_reread = 0;
+	/* Through a FIFO, which cannot be read again: the passes read the text
+	 * spool, and Strings are parked as from a file. */
+	size_t fsize = memsize;
+	uint8_t *fdata = mem ? NULL : slurp(in_path, &fsize);
+	char fifo[1300];
+	snprintf(fifo, sizeof fifo, "%s.fifo", var_path);
+	conv cf;
+	if ((mem || fdata) && convert_fifo(fifo, mem ? mem : fdata, fsize, var_path, &o, &cf) == HF_OK) {
+		uint64_t parked_fifo = compare_variant(db_path, var_path, c, &cf,
+		                                       "parked Strings through a FIFO (the text spool)", known_diffs);
+		CHECK_EQ_U(parked_fifo, parked, "Strings parked through a FIFO as from a file");
+	} else {
+		CHECK(0, "convert through a FIFO with parked Strings: %s", fdata || mem ? cf.msg : "no input");
+	}
+	free(fdata);
+	hf_hprof_test_reread = 1;
 	o.string_wait = 0;
 	check_variant(db_path, in_path, mem, memsize, var_path, c, &o,
 	              "a 16-byte string cache and the input read again whole", known_diffs);
@@ -999,9 +1016,12 @@ static void check_string_guess(sqlite3 *db, const conv *c)
 	}
 }
 
-/* jdk6-strings through a FIFO with a tiny string cache: no second pass is
- * possible, so the two Strings that come after their (uncached) char[] stay
- * without text, like the one whose char[] is missing. */
+/* jdk6-strings through a FIFO with a tiny string cache: the input cannot
+ * be read again, so the two Strings that come after their (uncached)
+ * char[] take it from the text spool, a temporary file of the char[] and
+ * byte[] read.  Without the spool (the index turned off, as a write error
+ * to the spool does) they stay without text, like the one whose char[] is
+ * missing. */
 static void check_jdk6_strings_fifo(const char *dir, const uint8_t *data, size_t size)
 {
 	char fifo[1200], out[1200];
@@ -1013,9 +1033,23 @@ static void check_jdk6_strings_fifo(const char *dir, const uint8_t *data, size_t
 	conv c;
 	hf_status st = convert_fifo(fifo, data, size, out, &o, &c);
 	CHECK(st == HF_OK, "convert through a FIFO: %s", c.msg);
+	sqlite3 *db = st == HF_OK ? db_open(out) : NULL;
+	if (db) {
+		CHECK_STR(text_of(db, 0x2000, 0), "Hello", "String before its char[] (resolved on the way)");
+		CHECK_STR(text_of(db, 0x2100, 0), "World", "String after its uncached char[], from the spool");
+		CHECK_STR(text_of(db, 0x2200, 0), "Hello, World", "the whole char[], from the spool");
+		CHECK_EQ_U(c.stats.string_texts, 3, "String texts decoded, through a FIFO");
+		CHECK_EQ_U(c.stats.string_passes, 1, "one pass over the spool");
+		CHECK_STR(meta(db, "heapfmt.unresolved_strings"), "1", "unresolved, through a FIFO");
+		sqlite3_close(db);
+	}
+	hf_hprof_test_reread = 1; /* no index, so no spool */
+	st = convert_fifo(fifo, data, size, out, &o, &c);
+	hf_hprof_test_reread = 0;
+	CHECK(st == HF_OK, "convert through a FIFO without the spool: %s", c.msg);
 	if (st)
 		return;
-	sqlite3 *db = db_open(out);
+	db = db_open(out);
 	if (!db)
 		return;
 	CHECK_STR(text_of(db, 0x2000, 0), "Hello", "String before its char[] (resolved on the way)");
@@ -1756,25 +1790,21 @@ static int test_wrapped_length(const char *scenario, const char *hprofgen, const
 		           "the END THREAD after the dump");
 		sqlite3_close(db);
 	}
-	/* Where the file's size cannot tell the length: a FIFO (whose late
-	 * String stays without text, so the cache is large enough here), and
-	 * gzip (read again whole for the late String). */
+	/* Where the file's size cannot tell the length: a FIFO (its late
+	 * String read from the text spool) and gzip (read again whole). */
 	char var[1200], fifo[1200], gz[1200];
 	snprintf(var, sizeof var, "%s/variant.db", dir);
 	snprintf(fifo, sizeof fifo, "%s/in.fifo", dir);
 	snprintf(gz, sizeof gz, "%s/wrapped.hprof.gz", dir);
-	hf_hprof_options of = o;
-	of.string_cache = 0;
-	conv cp, cf, cg;
-	memset(&cp, 0, sizeof cp);
+	conv cf, cg;
 	memset(&cf, 0, sizeof cf);
 	memset(&cg, 0, sizeof cg);
-	if (st == HF_OK && convert(file, dbp, SINK_DB, &of, &cp) == HF_OK &&
-	    convert_fifo_ex(fifo, NULL, 0, file, var, &of, &cf) == HF_OK) {
-		CHECK_EQ_U(cp.stats.string_passes, 0, "no late String with the default cache");
-		compare_variant(dbp, var, &cp, &cf, "the input through a FIFO", 0);
+	if (st == HF_OK && convert(file, dbp, SINK_DB, &o, &c) == HF_OK &&
+	    convert_fifo_ex(fifo, NULL, 0, file, var, &o, &cf) == HF_OK) {
+		CHECK_EQ_U(cf.stats.string_passes, 1, "one pass for the late String, through a FIFO");
+		compare_variant(dbp, var, &c, &cf, "the input through a FIFO", 0);
 	} else {
-		CHECK(0, "convert through a FIFO: %s / %s", cp.msg, cf.msg);
+		CHECK(0, "convert through a FIFO: %s", cf.msg);
 	}
 	CHECK(gzip_pieces(file, gz) == 0, "write %s", gz);
 	if (st == HF_OK && convert(file, dbp, SINK_DB, &o, &c) == HF_OK &&
