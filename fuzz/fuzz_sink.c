@@ -1,5 +1,6 @@
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* F_GETPIPE_SZ */
 #include "fuzz_sink.h"
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,15 +110,22 @@ hf_sink *fuzz_sink_new(void)
 	return &f->sink;
 }
 
-/* Opens data as a pipe holding all of it (at most the pipe's 64 KiB), as
- * standard input from a pipe is: a stream of unknown size that cannot be
- * read twice (the HPROF reader's text spool, the length checks that cannot
- * use a size).  Returns the pipe's read end (to close after), or -1. */
+/* Opens data as a pipe holding all of it (when the pipe can: 64 KiB, or
+ * less where the user's pipe pages ran out), as standard input from a pipe
+ * is: a stream of unknown size that cannot be read twice (the HPROF
+ * reader's text spool, the length checks that cannot use a size).  Returns
+ * the pipe's read end (to close after), or -1. */
 static int open_pipe(hf_input **in, const uint8_t *data, size_t size, hf_error *err)
 {
 	int fds[2];
-	if (size > 65536 || pipe(fds) != 0)
+	if (pipe(fds) != 0)
 		return -1;
+	int cap = fcntl(fds[1], F_GETPIPE_SZ);
+	if (cap < 0 || size > (size_t)cap) {
+		close(fds[0]);
+		close(fds[1]);
+		return -1;
+	}
 	ssize_t w = size ? write(fds[1], data, size) : 0;
 	close(fds[1]);
 	char path[32];

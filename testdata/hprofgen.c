@@ -722,6 +722,23 @@ static void scen_unknown_tag(buf *b)
 	end_segments(b, at);
 }
 
+/* unknown-after-dump: a 1.0.1 HEAP DUMP whose length is right, then a
+ * record of the unknown tag 0x08 (a sub-record's tag too: ROOT THREAD
+ * OBJECT), then an END THREAD: read through a pipe, where the file's size
+ * cannot tell, the dump is not taken for one whose length wrapped. */
+static void scen_unknown_after_dump(buf *b)
+{
+	size_t at = small_start(b, "JAVA PROFILE 1.0.1", TAG_HEAP_DUMP);
+	small_pair(b);
+	rec_end(b, at);
+	at = rec_begin(b, 0x08);
+	put(b, "\x21\x20\xFE\x01", 4);
+	rec_end(b, at);
+	at = rec_begin(b, TAG_END_THREAD);
+	u4(b, 1);
+	rec_end(b, at);
+}
+
 /* unknown-subtag: a valid CLASS DUMP and root, then the sub-record tag 0x42
  * (sub-records carry no length: the reader cannot go on). */
 static void scen_unknown_subtag(buf *b)
@@ -1495,7 +1512,7 @@ static void scen_wrapped_length(buf *b)
  * classes make exactly 4 GiB, so that the declared length ends between two
  * sub-records (the byte[] starts there), and an END THREAD follows the
  * dump: the length cannot be told from the file's size. */
-static void scen_wrapped_length_boundary(buf *b)
+static void wrapped_length_at(buf *b, unsigned after_tag)
 {
 	static const uint16_t beyond[] = { 'b', 'e', 'y', 'o', 'n', 'd' };
 	size_t at = small_start(b, "JAVA PROFILE 1.0.1", TAG_HEAP_DUMP);
@@ -1506,7 +1523,7 @@ static void scen_wrapped_length_boundary(buf *b)
 	char_array(&tail, 0x3100, beyond, 6);
 	string(&tail, 0x2000, 0x3100);
 	root_simple(&tail, ROOT_STICKY_CLASS, SM_ITEM);
-	uint64_t count = ((uint64_t)1 << 32) - (1 + 4 + 4 + 4 + 1) - tail.n;
+	uint64_t count = ((uint64_t)1 << 32) - (1 + 4 + 4 + 4 + 1) - tail.n + after_tag;
 	u1(b, SUB_PRIMITIVE_ARRAY_DUMP);
 	id(b, 0x3000);
 	u4(b, 1);
@@ -1522,6 +1539,12 @@ static void scen_wrapped_length_boundary(buf *b)
 	u4(b, 1);
 	rec_end(b, e);
 }
+
+static void scen_wrapped_length_boundary(buf *b) { wrapped_length_at(b, 0); }
+
+/* wrapped-length-tag: the same with one element more, so that the declared
+ * end falls one byte into the byte[], after its tag. */
+static void scen_wrapped_length_tag(buf *b) { wrapped_length_at(b, 1); }
 
 /* shadowed-field: com/example/B declares x (int) and link (object), and
  * extends com/example/A, which declares x, y (int) and link too.  An
@@ -2011,6 +2034,8 @@ static const struct scenario {
 	  "objects and their String arrays before their CLASS DUMPs, the superclass last" },
 	{ "truncated", scen_truncated, "a valid dump cut inside an INSTANCE DUMP" },
 	{ "unknown-tag", scen_unknown_tag, "an unknown top-level record tag 0x55 between records" },
+	{ "unknown-after-dump", scen_unknown_after_dump,
+	  "1.0.1: a HEAP DUMP, then an unknown record of a sub-record's tag (0x08), then END THREAD" },
 	{ "two-dumps", scen_two_dumps, "1.0.1 with two HEAP DUMP records holding the same ids" },
 	{ "duplicate-ids", scen_duplicate_ids,
 	  "objects with an id met before in the dump: after ascending ids, as the highest id, plain and String" },
@@ -2099,6 +2124,8 @@ static const struct scenario {
 	  "1.0.1 HEAP DUMP over 4 GiB, length modulo 2^32 (a sparse file of 4 GiB)" },
 	{ "wrapped-length-boundary", scen_wrapped_length_boundary,
 	  "the same, its declared end between two sub-records, an END THREAD after it" },
+	{ "wrapped-length-tag", scen_wrapped_length_tag,
+	  "the same, its declared end one byte into the byte[] (after its tag)" },
 };
 #define NSCENARIOS (sizeof scenarios / sizeof *scenarios)
 

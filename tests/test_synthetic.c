@@ -733,6 +733,17 @@ static void check_unknown_tag(sqlite3 *db, const conv *c, const uint8_t *file, s
 	CHECK_EQ_I(field_value(db, 0x1010, "n"), 2, "Item.n");
 }
 
+static void check_unknown_after_dump(sqlite3 *db, const conv *c)
+{
+	CHECK_STR(meta(db, "hprof.unknown_tag_list"), "0x08", "unknown tag list");
+	CHECK_STR(meta(db, "hprof.warnings"), "1", "warnings (the unknown record only)");
+	CHECK_EQ_I(c->stats.unknown_tags, 1, "stats.unknown_tags");
+	CHECK_EQ_I(count_nodes(db, 2), 2, "instances");
+	CHECK_EQ_I(edges(db, 1, 0x1000, 0x1010, "next"), 1, "Item.next");
+	CHECK_EQ_I(qi(db, "SELECT count(*) FROM hprof_thread_end WHERE serial = 1"), 1,
+	           "the END THREAD after the unknown record");
+}
+
 static void check_two_dumps(sqlite3 *db, const conv *c)
 {
 	(void)c;
@@ -1736,7 +1747,8 @@ static int gzip_pieces(const char *src, const char *dst)
  * (skipped). */
 static int test_wrapped_length(const char *scenario, const char *hprofgen, const char *outdir)
 {
-	const int boundary = !strcmp(scenario, "wrapped-length-boundary");
+	const int tag = !strcmp(scenario, "wrapped-length-tag");
+	const int boundary = tag || !strcmp(scenario, "wrapped-length-boundary");
 	char dir[1024], file[1200], cmd[2600];
 	snprintf(dir, sizeof dir, "%s/synthetic-%s", outdir, scenario);
 	fresh_dir(dir);
@@ -1775,8 +1787,8 @@ static int test_wrapped_length(const char *scenario, const char *hprofgen, const
 		      "a warning says the length wrapped");
 		CHECK_STR(meta(db, "hprof.dumps"), "1", "dumps");
 		/* wrapped-length-boundary's is 4 GiB less its header and the
-		 * 77 bytes of sub-records after it (hprofgen). */
-		const long long len = boundary ? 0xFFFFFFFFLL + 1 - 14 - 77 : 0xFFFFFFF0LL;
+		 * 77 bytes of sub-records after it (hprofgen); -tag's one more. */
+		const long long len = boundary ? 0xFFFFFFFFLL + 1 - 14 - 77 + tag : 0xFFFFFFF0LL;
 		CHECK_EQ_I(qi(db, "SELECT length FROM node_primitive_array WHERE node_identifier = %d", 0x3000),
 		           len, "length of the 4 GiB byte[]");
 		CHECK_EQ_I(qi(db, "SELECT size FROM node WHERE identifier = %d", 0x3000), (12 + len + 7) / 8 * 8,
@@ -2096,6 +2108,7 @@ static const struct {
 	{ "layout-nocoops-tie", check_layouts },
 	{ "layout-nocoops-neartie", check_layouts },
 	{ "unknown-tag", NULL },     /* needs the file: see below */
+	{ "unknown-after-dump", check_unknown_after_dump },
 	{ "truncated", NULL },
 };
 

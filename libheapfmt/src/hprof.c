@@ -2011,7 +2011,8 @@ static hf_status string_settle(reader *r, uint64_t value_id, pending_string ps)
 	 * 5 GB benchmark dump 1.3 M Strings wait so; in memory till the dump's
 	 * end they filled string_wait five times over.  Guessed wrong, a String
 	 * is found one pass later, never lost.  (A pass needs input that can be
-	 * read again, or, on a pipe, the text spool.) */
+	 * read again, or, on a pipe, the text spool; should the spool stop later
+	 * (a write error), the Strings parked are written without text.) */
 	int passes = hf_input_can_rewind(r->in) || r->tspool;
 	if (passes && r->park_read == 0 && value_id < r->last_text_array &&
 	    r->text_array_descents * 64 <= r->text_arrays) {
@@ -2636,7 +2637,8 @@ static hf_status instance_dump(reader *r, heap_ctx *h, uint64_t start)
 	uint64_t obj = hf_beid(p, I);
 	uint64_t cls = hf_beid(p + I + 4, I);
 	uint32_t n = hf_be32(p + 2 * I + 4);
-	if ((uint64_t)n > h->left - (2 * I + 8) && (st = wrap(r, h, 2 * I + 8 + (uint64_t)n)))
+	if ((uint64_t)n > h->left - (2 * I + 8) && (size_t)n + 2 * I + 8 <= HF_INPUT_MAX_PEEK &&
+	    (st = wrap(r, h, 2 * I + 8 + (uint64_t)n)))
 		return st;
 	if ((uint64_t)n > h->left - (2 * I + 8))
 		return fail(r, HF_ERR_FORMAT, start, h->tag, SUB_INSTANCE_DUMP,
@@ -2909,16 +2911,17 @@ static bool record_shape_ok(const reader *r, unsigned tag, uint64_t len, const u
 	return !want || len == want;
 }
 
-/* Whether the bytes `skip` ahead (0, or up to WRAP_LOOK), whose first is
- * both a top-level tag and a sub-record tag (0x01-0x07: UTF8 .. HEAP
- * SUMMARY, or a root), read as a top-level record: a header whose length
- * the input can hold and the record's type accepts, whose time is 0 when
- * every record's so far was (HotSpot's and ART's are; a root's first field
- * is an object id), followed by the end of the input or another top-level
- * tag.  When that cannot be seen (a UTF8 longer than the look-ahead in a
- * stream of unknown size), they do. */
+/* Whether the bytes `skip` ahead (0, or up to WRAP_LOOK) read as a
+ * top-level record (heap_length asks it of a byte that is both a top-level
+ * tag and a sub-record tag, 0x01-0x07: UTF8 .. HEAP SUMMARY, or a root;
+ * wrap of any byte): a header whose length the input can hold and the
+ * record's type accepts (any, for a tag heapfmt does not know), whose time
+ * is 0 when every record's so far was (HotSpot's and ART's are; a root's
+ * first field is an object id), followed by the end of the input or another
+ * top-level tag.  When that cannot be seen (a record longer than the
+ * look-ahead in a stream of unknown size), the answer is `unseen`. */
 #define RECORD_LOOK ((size_t)65536)
-static bool reads_as_record(reader *r, size_t skip)
+static bool reads_as_record(reader *r, size_t skip, bool unseen)
 {
 	const uint8_t *p;
 	size_t avail, want = skip + 9 + RECORD_LOOK + 1;
@@ -2947,23 +2950,24 @@ static bool reads_as_record(reader *r, size_t skip)
 		return false;
 	if (avail > 9 + len)
 		return tag_name(p[9 + len]) != NULL;
-	return seen_end ? avail == 9 + len : true;
+	return seen_end ? avail == 9 + len : unseen;
 }
 
 /* A HEAP DUMP over 4 GiB whose u4 length HotSpot <= 8 stored modulo 2^32
  * (spec section 7), where heap_length cannot tell it: the input's size is
  * unknown (a pipe, gzip) or other records follow the dump.  When n bytes
  * from here would run past the record's declared end, h->left ahead, and
- * the bytes there are neither the end of the input nor a top-level record,
- * 2^32 is added to the length as often as n takes, with a warning the
- * first time.  At that end itself (h->left 0, n 1) the byte there must also
- * be a sub-record's tag.  An input of known size must hold the longer
+ * the bytes there are neither the end of the input nor a top-level record
+ * (reads_as_record, of any tag, seen to its end), 2^32 is added to the
+ * length as often as n takes, with a warning the first time.  At that end
+ * between two sub-records (`between`: h->left 0, n 1) the byte there must
+ * also be a sub-record's tag.  An input of known size must hold the longer
  * record.  Else nothing changes, and the caller reports a sub-record that
  * runs past its record: in a dump under 4 GiB that is damage.  The bytes at
  * the end are looked at when they are within WRAP_LOOK; past that (an array
  * of more than 16 MiB across the end), 2^32 is added without looking. */
 #define WRAP_LOOK ((uint64_t)16 << 20)
-static hf_status wrap(reader *r, heap_ctx *h, uint64_t n)
+static hf_status wrap_at(reader *r, heap_ctx *h, uint64_t n, bool between)
 {
 	const uint64_t W = (uint64_t)1 << 32;
 	if (h->tag != TAG_HEAP_DUMP || h->to_eof || n <= h->left)
@@ -2980,8 +2984,7 @@ static hf_status wrap(reader *r, heap_ctx *h, uint64_t n)
 			return st;
 		if (avail <= h->left)
 			return HF_OK; /* the input ends there, or before */
-		unsigned b = p[h->left];
-		if ((!h->left && !sub_name(b)) || (tag_name(b) && reads_as_record(r, (size_t)h->left)))
+		if ((between && !sub_name(p[h->left])) || reads_as_record(r, (size_t)h->left, false))
 			return HF_OK;
 	}
 	if (!h->wrapped) {
@@ -2992,6 +2995,11 @@ static hf_status wrap(reader *r, heap_ctx *h, uint64_t n)
 	}
 	h->left += grow;
 	return HF_OK;
+}
+
+static hf_status wrap(reader *r, heap_ctx *h, uint64_t n)
+{
+	return wrap_at(r, h, n, false);
 }
 
 /* A heap-dump record's declared length, corrected in the two cases real
@@ -3011,7 +3019,7 @@ static hf_status heap_length(reader *r, unsigned tag, uint64_t start, uint64_t *
 		const uint8_t *p;
 		size_t avail;
 		hf_status st = hf_input_peek(r->in, 1, &p, &avail, r->err);
-		if (st || !avail || !sub_name(p[0]) || (tag_name(p[0]) && reads_as_record(r, 0)))
+		if (st || !avail || !sub_name(p[0]) || (tag_name(p[0]) && reads_as_record(r, 0, true)))
 			return st;
 		*to_eof = 1;
 		*len = UINT64_MAX;
@@ -3053,7 +3061,7 @@ static hf_status heap_record(reader *r, unsigned tag, uint64_t length, int to_eo
 	uint32_t since_progress = 0;
 	for (;;) {
 		/* At the declared end: unless the length wrapped (wrap). */
-		if (!h.left && ((st = wrap(r, &h, 1)) || !h.left)) {
+		if (!h.left && ((st = wrap_at(r, &h, 1, true)) || !h.left)) {
 			if (st)
 				return st;
 			break;
@@ -3659,7 +3667,9 @@ static hf_status read_records(reader *r)
  * the pass took 0.47 s of hprof2ndjson's 2.2 s to /dev/null; on the 5 GB dump
  * (12.5 M arrays, 1.7 M parked) 3.06 s of 10.9 s.  Whatever stops the index
  * (no temporary file, a write error, an offset past 2^48, more than 2^15
- * dumps) turns it off, and the passes read the input again. */
+ * dumps) turns it off, and the passes read the input again, or, on a pipe,
+ * do not happen: the Strings they were for, parked ones too, are written
+ * without text (heapfmt.unresolved_strings counts them). */
 typedef struct tix_entry {
 	uint64_t id;
 	uint64_t at; /* sub-record offset << 16 | in a HEAP DUMP SEGMENT << 15 | dump */
@@ -3708,7 +3718,7 @@ static void tspool_put(reader *r, const void *p, size_t n)
 
 /* A char[] or byte[] of the first pass whose contents a pass could use: of
  * count elements of type t, its sub-record at start.  Returns true when its
- * elements are to go to the spool (spool_put) after the header written
+ * elements are to go to the text spool (tspool_put) after the header written
  * here. */
 static bool tix_add(reader *r, uint64_t id, uint64_t start, unsigned tag, uint32_t count, unsigned t)
 {

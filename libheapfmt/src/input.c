@@ -145,8 +145,7 @@ static hf_status detect(hf_input *in, hf_error *err)
 	}
 	if (got >= 3 && head[0] == 'B' && head[1] == 'Z' && head[2] == 'h')
 		return hf_error_at(err, HF_ERR_UNSUPPORTED, 0, NULL,
-		                   "%s is bzip2-compressed; decompress it first (bunzip2 -c %s | ... -)",
-		                   in->name, in->name);
+		                   "%s is bzip2-compressed; decompress it first (bunzip2 -c)", in->name);
 	if (got >= 6 && !memcmp(head, "\xFD" "7zXZ\0", 6))
 		return hf_error_at(err, HF_ERR_UNSUPPORTED, 0, NULL,
 		                   "%s is xz-compressed; decompress it first (xz -dc)", in->name);
