@@ -2428,16 +2428,28 @@ static hf_status dump_close(reader *r)
 
 static hf_status wrap(reader *r, heap_ctx *h, uint64_t n);
 
+/* need's rare case: n bytes run past the record's declared end.  Apart, so
+ * that need stays small enough to be inlined (with wrap's call in it, it
+ * was not, and the reading took 1.6 % more instructions). */
+#if defined(__GNUC__)
+__attribute__((noinline, cold))
+#endif
+static hf_status need_past_end(reader *r, heap_ctx *h, uint64_t start, int sub, size_t n)
+{
+	hf_status st = wrap(r, h, n);
+	if (st || n <= h->left)
+		return st;
+	return fail(r, HF_ERR_FORMAT, start, h->tag, sub,
+	            "needs %zu bytes but only %" PRIu64 " remain in the record", n, h->left);
+}
+
 /* Peeks exactly n bytes of the current sub-record. */
 static hf_status need(reader *r, heap_ctx *h, uint64_t start, int sub, size_t n,
                       const uint8_t **p)
 {
 	hf_status st;
-	if (n > h->left && (st = wrap(r, h, n)))
+	if (n > h->left && (st = need_past_end(r, h, start, sub, n)))
 		return st;
-	if (n > h->left)
-		return fail(r, HF_ERR_FORMAT, start, h->tag, sub,
-		            "needs %zu bytes but only %" PRIu64 " remain in the record", n, h->left);
 	size_t avail;
 	if ((st = hf_input_peek(r->in, n, p, &avail, r->err)))
 		return st;
