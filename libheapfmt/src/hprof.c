@@ -3715,13 +3715,16 @@ static bool tix_flush(reader *r)
 	return true;
 }
 
+uint64_t hf_hprof_test_spool_limit;
+
 /* Appends n bytes to the text spool, if there is one.  A write error stops the
  * index: the late Strings are then written without text. */
 static void tspool_put(reader *r, const void *p, size_t n)
 {
 	if (!r->tspool)
 		return;
-	if (fwrite(p, 1, n, r->tspool) != n) {
+	if ((hf_hprof_test_spool_limit && r->tspool_pos + n > hf_hprof_test_spool_limit) ||
+	    fwrite(p, 1, n, r->tspool) != n) {
 		tix_stop(r);
 		return;
 	}

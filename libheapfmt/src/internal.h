@@ -276,6 +276,9 @@ extern int hf_hprof_test_reread;
  * record at a time, and fails at record hf_hprof_test_pf_fail (from 1). */
 extern size_t hf_hprof_test_pf_batch;
 extern uint64_t hf_hprof_test_pf_fail;
+/* Tests (hprof.c): when set, a write that would take a pipe's text spool
+ * past this many bytes fails, as a full disk would make it. */
+extern uint64_t hf_hprof_test_spool_limit;
 
 /* ---- hf_queue: records handed to a second thread in blocks ---------------
  * The owner copies each record into q (hf_queue_room, then hf_queue_put);
