@@ -564,6 +564,7 @@ static void check_second_pass(const char *db_path, const char *in_path, const ui
 	char fifo[1300];
 	snprintf(fifo, sizeof fifo, "%s.fifo", var_path);
 	conv cf;
+	memset(&cf, 0, sizeof cf);
 	if ((mem || fdata) && convert_fifo(fifo, mem ? mem : fdata, fsize, var_path, &o, &cf) == HF_OK) {
 		uint64_t parked_fifo = compare_variant(db_path, var_path, c, &cf,
 		                                       "parked Strings through a FIFO (the text spool)", known_diffs);

@@ -1628,7 +1628,8 @@ static hf_status window_read(reader *r, read_window *w, hf_input *in, int fd, ui
 		*got = n;
 		return HF_OK;
 	}
-	size_t wbytes = w == &r->input_win ? INPUT_WINDOW : PARK_WINDOW; /* the arrays' (also a pipe's text spool) */
+	/* The arrays' window (in the input or a pipe's text spool), or the park file's. */
+	size_t wbytes = w == &r->input_win ? INPUT_WINDOW : PARK_WINDOW;
 	size_t want = n > wbytes ? n : wbytes;
 	if (want > w->cap) {
 		free(w->buf);
