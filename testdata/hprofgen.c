@@ -163,6 +163,13 @@ static void rec_end(buf *b, size_t at)
 	patch4(b, at, (uint32_t)(b->n - at - 4));
 }
 
+static void end_thread(buf *b, uint32_t serial)
+{
+	size_t at = rec_begin(b, TAG_END_THREAD);
+	u4(b, serial);
+	rec_end(b, at);
+}
+
 /* Ends the HEAP DUMP SEGMENT begun at at, and the run with HEAP DUMP END. */
 static void end_segments(buf *b, size_t at)
 {
@@ -734,9 +741,7 @@ static void scen_unknown_after_dump(buf *b)
 	at = rec_begin(b, 0x08);
 	put(b, "\x21\x20\xFE\x01", 4);
 	rec_end(b, at);
-	at = rec_begin(b, TAG_END_THREAD);
-	u4(b, 1);
-	rec_end(b, at);
+	end_thread(b, 1);
 }
 
 /* unknown-subtag: a valid CLASS DUMP and root, then the sub-record tag 0x42
@@ -1227,11 +1232,7 @@ static void scen_all_records(buf *b)
 	root_thread_frame(b, ROOT_JNI_MONITOR, 0x108E, 1, 0xFFFFFFFF);
 	root_simple(b, ROOT_UNREACHABLE, 0x1090);
 	rec_end(b, at);
-	{
-		size_t e = rec_begin(b, TAG_END_THREAD);
-		u4(b, 1);
-		rec_end(b, e);
-	}
+	end_thread(b, 1);
 	at = rec_begin(b, TAG_HEAP_DUMP_SEGMENT);
 	class_plain(b, 0x100, 0, 0);
 	root_simple(b, ROOT_STICKY_CLASS, 0x100);
@@ -1535,9 +1536,7 @@ static void wrapped_length_at(buf *b, unsigned after_tag)
 		u1(b, tail.p[i]);
 	free(tail.p);
 	patch4(b, at, (uint32_t)(b->n - at - 4 + hole_len));
-	size_t e = rec_begin(b, TAG_END_THREAD);
-	u4(b, 1);
-	rec_end(b, e);
+	end_thread(b, 1);
 }
 
 static void scen_wrapped_length_boundary(buf *b) { wrapped_length_at(b, 0); }

@@ -99,18 +99,8 @@ static hf_status convert(const char *in_path, const char *out_path, int kind,
 	return convert_ex(in_path, NULL, 0, out_path, kind, opt, c);
 }
 
-/* Writes all of data to fd; 0 on success. */
-static int write_all(int fd, const uint8_t *data, size_t size)
-{
-	while (size) {
-		ssize_t w = write(fd, data, size);
-		if (w <= 0)
-			return -1;
-		data += w;
-		size -= (size_t)w;
-	}
-	return 0;
-}
+/* libheapfmt/src/internal.h (util.c): writes all n bytes; 0 or an errno. */
+int hf_write_full(int fd, const void *p, size_t n);
 
 /* Converts data read through a FIFO (input that cannot be read twice), fed
  * by a child process: the size bytes at data, or the file src. */
@@ -126,13 +116,13 @@ static hf_status convert_fifo_ex(const char *fifo, const uint8_t *data, size_t s
 	if (pid == 0) {
 		int fd = open(fifo, O_WRONLY), ok = fd >= 0;
 		if (ok && !src) {
-			ok = !write_all(fd, data, size);
+			ok = !hf_write_full(fd, data, size);
 		} else if (ok) {
 			static uint8_t piece[1 << 20];
 			int in = open(src, O_RDONLY);
 			ssize_t n = 0;
 			while (in >= 0 && (n = read(in, piece, sizeof piece)) > 0 &&
-			       !write_all(fd, piece, (size_t)n))
+			       !hf_write_full(fd, piece, (size_t)n))
 				;
 			ok = in >= 0 && n == 0;
 		}
