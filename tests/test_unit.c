@@ -738,8 +738,8 @@ static void test_ndjson_queue(void)
 	static char line[(3 << 20) + 256];
 	static const char *const head[] = {
 		"{\"record\":\"node\",\"identifier\":1,\"subtype\":1,\"dump\":0,\"class\":9,\"size\":16,\"heap\":0,\"a\":-5}\n",
-		"{\"record\":\"node\",\"identifier\":2,\"subtype\":2,\"dump\":0,\"class\":9,\"size\":16,\"heap\":0,"
-		"\"b\":\"x\\ny\",\"c\\\"\":42}\n",
+		("{\"record\":\"node\",\"identifier\":2,\"subtype\":2,\"dump\":0,\"class\":9,\"size\":16,\"heap\":0,"
+		 "\"b\":\"x\\ny\",\"c\\\"\":42}\n"),
 		"{\"record\":\"node\",\"identifier\":3,\"subtype\":3,\"dump\":0,\"class\":9,\"size\":16,\"heap\":0,\"a\":-5}\n",
 		"{\"record\":\"string\",\"id\":77,\"data\":\"qqqq",
 		"{\"record\":\"node\",\"identifier\":4,\"subtype\":3,\"dump\":0,\"class\":9,\"size\":16,\"heap\":0,\"a\":-5}\n",

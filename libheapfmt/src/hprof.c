@@ -23,6 +23,8 @@
 #include <stdarg.h>
 #include <math.h>
 #include <stdio.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -157,6 +159,10 @@ typedef struct cached_array {
 #define CACHE_WAYS 4           /* one 64-byte line per set */
 #define CACHE_HDR 8            /* in the ring: u32 length, u8 type, padding */
 
+/* TIX_FULL: the index takes no more arrays (a pipe's text spool could not be
+ * written), but those it has stand (tspool_freeze). */
+enum { TIX_NONE, TIX_ON, TIX_FULL, TIX_OFF };
+
 typedef struct reader {
 	hf_input *in;
 	hf_sink *sink;
@@ -235,9 +241,12 @@ typedef struct reader {
 	FILE *tix_file;          /* text-array index (see tix_add); NULL: none */
 	struct tix_entry *tix_buf;
 	size_t tix_n;            /* entries in tix_buf not yet in tix_file */
-	int tix_state;           /* TIX_NONE, TIX_ON, TIX_OFF */
+	int tix_state;           /* TIX_NONE, TIX_ON, TIX_FULL, TIX_OFF */
 	FILE *tspool;            /* a pipe's text arrays, which the index points into */
 	uint64_t tspool_pos;     /* its size */
+	uint64_t tspool_end;     /* TIX_FULL: its whole arrays end here (tspool_freeze) */
+	uint64_t tspool_budget;  /* the most it and the index take of TMPDIR */
+	int spool_lost;          /* it stopped in the first pass: unpark_to_memory */
 	uint64_t *pending_bits;  /* filters in front of pending_map and late_map */
 	uint64_t *late_bits;
 	uint64_t pending_puts;   /* puts since pending_bits was rebuilt */
@@ -1525,10 +1534,16 @@ typedef struct parked_string {
 	uint32_t dump, heap, pad;
 } parked_string;
 
+/* A temporary file failed: where it was, and why (errno). */
+static hf_status tmp_io(reader *r, const char *what)
+{
+	return hf_error_set(r->err, HF_ERR_IO, "cannot use a temporary file in %s (TMPDIR) for %s: %s",
+	                    hf_tmpdir(), what, strerror(errno));
+}
+
 static hf_status park_io(reader *r)
 {
-	return hf_error_set(r->err, HF_ERR_IO, "cannot use a temporary file for waiting Strings: %s",
-	                    strerror(errno));
+	return tmp_io(r, "waiting Strings");
 }
 
 /* Appends one waiting String to the park file (which must be open and at
@@ -1689,8 +1704,9 @@ static hf_status parked_unpack(reader *r, uint64_t off, const parked_string *p,
 	return HF_OK;
 }
 
-/* A parked String back from the park file at off (its values too). */
-static hf_status parked_load(reader *r, uint64_t off, pending_string *ps)
+/* A parked String back from the park file at off (its values too), and,
+ * unless array is NULL, the id of the array it waits for. */
+static hf_status parked_load(reader *r, uint64_t off, pending_string *ps, uint64_t *array)
 {
 	parked_string p;
 	const uint8_t *at;
@@ -1701,6 +1717,8 @@ static hf_status parked_load(reader *r, uint64_t off, pending_string *ps)
 	if (got != sizeof p)
 		return park_io(r);
 	memcpy(&p, at, sizeof p);
+	if (array)
+		*array = p.array;
 	return parked_unpack(r, off, &p, ps);
 }
 
@@ -1809,7 +1827,7 @@ static hf_status finish_refs_without_text(reader *r)
 		if (r->refs[i].off & REF_DONE)
 			continue;
 		pending_string ps;
-		hf_status st = parked_load(r, r->refs[i].off, &ps);
+		hf_status st = parked_load(r, r->refs[i].off, &ps, NULL);
 		if (!st)
 			st = finish_pending(r, &ps, 0);
 		if (st)
@@ -1848,7 +1866,7 @@ static hf_status resolve_refs(reader *r, uint64_t id, unsigned type, const uint8
 		if (r->refs[i].off & REF_DONE)
 			continue;
 		pending_string ps;
-		hf_status st = parked_load(r, r->refs[i].off, &ps);
+		hf_status st = parked_load(r, r->refs[i].off, &ps, NULL);
 		if (st || (st = resolve_ref(r, i, &ps, type, data, len)))
 			return st;
 	}
@@ -1992,14 +2010,80 @@ static void cache_clear(reader *r)
 	r->cache_wpos += r->cache_cap + 1;
 }
 
+/* The String ps waits in memory (pending_map) for array value_id. */
+static hf_status pending_wait(reader *r, uint64_t value_id, pending_string ps)
+{
+	uint32_t ix = 0;
+	hf_status st = pending_new(r, &ix);
+	if (st) {
+		free(ps.values);
+		return st;
+	}
+	uint64_t *first = hf_map_get(&r->pending_map, value_id);
+	ps.next = first ? (uint32_t)*first : UINT32_MAX;
+	r->pending[ix] = ps;
+	pending_filter_refresh(r);
+	r->pending_puts++;
+	if (!filter_add(r, &r->pending_bits, value_id) || !hf_map_put(&r->pending_map, value_id, ix))
+		return nomem(r);
+	return HF_OK;
+}
+
+/* The text spool stopped (a write error) in the first pass through a pipe:
+ * no pass will come, so the Strings parked for one wait in memory again, as
+ * without a spool, where the arrays still to come find them.  Those of a
+ * dump that has ended are written without text (their arrays are gone). */
+static hf_status unpark_to_memory(reader *r)
+{
+	r->spool_lost = 0;
+	if (!r->parked)
+		return HF_OK;
+	if (fflush(r->park_file) != 0)
+		return park_io(r);
+	uint64_t off = 0;
+	for (uint64_t i = 0; i < r->parked; i++) {
+		pending_string ps;
+		uint64_t array = 0;
+		hf_status st = parked_load(r, off, &ps, &array);
+		if (st)
+			return st;
+		off += sizeof(parked_string) + ps.values_len;
+		unsigned type;
+		size_t bytes;
+		const uint8_t *bits = r->dump_open && ps.dump == r->dump ? cache_get(r, array, &type, &bytes) : NULL;
+		if (bits) {
+			/* Parked by a wrong guess, and its array came since. */
+			if (!(st = decode_text(r, &ps, type, bits, bytes / (type == T_CHAR ? 2 : 1))))
+				st = finish_pending(r, &ps, 1);
+			else
+				free(ps.values);
+		} else if (!r->dump_open || ps.dump != r->dump) {
+			st = finish_pending(r, &ps, 0);
+		} else {
+			st = pending_wait(r, array, ps);
+		}
+		if (st)
+			return st;
+	}
+	r->parked = 0;
+	r->park_win.len = 0;
+	if (ftruncate(fileno(r->park_file), 0) != 0 || fseek(r->park_file, 0, SEEK_SET) != 0)
+		return park_io(r);
+	return HF_OK;
+}
+
 /* A String leaves the fresh list: decode it now if its array is cached,
  * else it waits in pending_map.  Its values were already copied. */
 static hf_status string_settle(reader *r, uint64_t value_id, pending_string ps)
 {
 	unsigned type;
 	size_t bytes;
-	const uint8_t *bits = cache_get(r, value_id, &type, &bytes);
 	hf_status st;
+	if (r->spool_lost && (st = unpark_to_memory(r))) {
+		free(ps.values);
+		return st;
+	}
+	const uint8_t *bits = cache_get(r, value_id, &type, &bytes);
 	if (bits) {
 		st = decode_text(r, &ps, type, bits, bytes / (type == T_CHAR ? 2 : 1));
 		if (!st)
@@ -2012,9 +2096,9 @@ static hf_status string_settle(reader *r, uint64_t value_id, pending_string ps)
 	 * 5 GB benchmark dump 1.3 M Strings wait so; in memory till the dump's
 	 * end they filled string_wait five times over.  Guessed wrong, a String
 	 * is found one pass later, never lost.  (A pass needs input that can be
-	 * read again, or, on a pipe, the text spool; should the spool stop later
-	 * (a write error), the Strings parked are written without text.) */
-	int passes = hf_input_can_rewind(r->in) || r->tspool;
+	 * read again, or, on a pipe, the text spool; should the spool stop taking
+	 * arrays, those parked go back to memory: tspool_freeze.) */
+	int passes = hf_input_can_rewind(r->in) || (r->tspool && r->tix_state == TIX_ON);
 	if (passes && r->park_read == 0 && value_id < r->last_text_array &&
 	    r->text_array_descents * 64 <= r->text_arrays) {
 		/* Appended where the file ends: nothing reads it before the passes. */
@@ -2027,19 +2111,7 @@ static hf_status string_settle(reader *r, uint64_t value_id, pending_string ps)
 		free(ps.values);
 		return st;
 	}
-	uint32_t ix = 0;
-	if ((st = pending_new(r, &ix))) {
-		free(ps.values);
-		return st;
-	}
-	uint64_t *first = hf_map_get(&r->pending_map, value_id);
-	ps.next = first ? (uint32_t)*first : UINT32_MAX;
-	r->pending[ix] = ps;
-	pending_filter_refresh(r);
-	r->pending_puts++;
-	if (!filter_add(r, &r->pending_bits, value_id) || !hf_map_put(&r->pending_map, value_id, ix))
-		return nomem(r);
-	return HF_OK;
+	return pending_wait(r, value_id, ps);
 }
 
 /* Ring slot of the i-th oldest fresh String. */
@@ -2141,17 +2213,17 @@ static hf_status spool_instance(reader *r, uint64_t obj, uint64_t cls, const uin
 	if (!r->spool_file && r->spool.len + sizeof hdr + n > limit) {
 		r->spool_file = hf_tmpfile();
 		if (!r->spool_file)
-			return hf_error_set(r->err, HF_ERR_IO, "cannot create a temporary file for deferred instances");
+			return tmp_io(r, "deferred instances");
 	}
 	if (r->spool_file) {
 		if (r->spool.len) {
 			if (fwrite(r->spool.data, 1, r->spool.len, r->spool_file) != r->spool.len)
-				return hf_error_set(r->err, HF_ERR_IO, "cannot write the temporary file of deferred instances");
+				return tmp_io(r, "deferred instances");
 			r->spool.len = 0;
 		}
 		if (fwrite(hdr, 1, sizeof hdr, r->spool_file) != sizeof hdr ||
 		    (n && fwrite(data, 1, n, r->spool_file) != n))
-			return hf_error_set(r->err, HF_ERR_IO, "cannot write the temporary file of deferred instances");
+			return tmp_io(r, "deferred instances");
 	} else if (!hf_buf_append(&r->spool, hdr, sizeof hdr) || !hf_buf_append(&r->spool, data, n)) {
 		return nomem(r);
 	}
@@ -2260,7 +2332,7 @@ static hf_status replay_spool(reader *r)
 	uint32_t saved_dump = r->dump, saved_heap = r->heap;
 	if (r->spool_file) {
 		if (r->spool.len && fwrite(r->spool.data, 1, r->spool.len, r->spool_file) != r->spool.len)
-			return hf_error_set(r->err, HF_ERR_IO, "cannot write the temporary file of deferred instances");
+			return tmp_io(r, "deferred instances");
 		r->spool.len = 0;
 		rewind(r->spool_file);
 		uint8_t hdr[SPOOL_HDR];
@@ -2382,7 +2454,9 @@ static hf_status dump_close(reader *r)
 {
 	if (!r->dump_open)
 		return HF_OK;
-	hf_status st = flush_class_nodes(r);
+	hf_status st = r->spool_lost ? unpark_to_memory(r) : HF_OK;
+	if (!st)
+		st = flush_class_nodes(r);
 	if (st)
 		return st;
 	st = replay_spool(r);
@@ -2750,6 +2824,8 @@ static hf_status primitive_array_dump(reader *r, heap_ctx *h, uint64_t start, in
 			r->text_arrays++;
 			r->text_array_descents += obj < r->last_text_array;
 			r->last_text_array = obj;
+			if (r->spool_lost && (st = unpark_to_memory(r)))
+				return st;
 		}
 	}
 	if (r->rescan) {
@@ -3680,15 +3756,15 @@ static hf_status read_records(reader *r)
  * the pass took 0.47 s of hprof2ndjson's 2.2 s to /dev/null; on the 5 GB dump
  * (12.5 M arrays, 1.7 M parked) 3.06 s of 10.9 s.  Whatever stops the index
  * (no temporary file, a write error, an offset past 2^48, more than 2^15
- * dumps) turns it off, and the passes read the input again, or, on a pipe,
- * do not happen: the Strings they were for, parked ones too, are written
- * without text (heapfmt.unresolved_strings counts them). */
+ * dumps) turns it off, and the passes read the input again.  On a pipe the
+ * index and spool keep what they hold instead (tspool_freeze, also past
+ * the spool's budget of TMPDIR): the Strings whose arrays are not there are
+ * written without text (heapfmt.unresolved_strings counts them). */
 typedef struct tix_entry {
 	uint64_t id;
 	uint64_t at; /* sub-record offset << 16 | in a HEAP DUMP SEGMENT << 15 | dump */
 } tix_entry;
 
-enum { TIX_NONE, TIX_ON, TIX_OFF };
 #define TIX_BUF 4096 /* entries */
 
 /* Tests: 1 makes the passes read the whole input again, as without an index. */
@@ -3699,8 +3775,10 @@ static void tix_stop(reader *r)
 	if (r->tix_file)
 		fclose(r->tix_file);
 	r->tix_file = NULL;
-	if (r->tspool)
+	if (r->tspool) {
 		fclose(r->tspool);
+		r->spool_lost = !r->rescan && r->park_read == 0;
+	}
 	r->tspool = NULL;
 	free(r->tix_buf);
 	r->tix_buf = NULL;
@@ -3708,25 +3786,61 @@ static void tix_stop(reader *r)
 	r->tix_state = TIX_OFF;
 }
 
+/* Writes the buffered entries to the index file.  On an error they are
+ * dropped, some perhaps written: the file's whole entries stand. */
 static bool tix_flush(reader *r)
 {
-	if (hf_write_full(fileno(r->tix_file), r->tix_buf, r->tix_n * sizeof *r->tix_buf))
-		return false;
+	size_t n = r->tix_n;
 	r->tix_n = 0;
-	return true;
+	return hf_write_full(fileno(r->tix_file), r->tix_buf, n * sizeof *r->tix_buf) == 0;
 }
 
 uint64_t hf_hprof_test_spool_limit;
 
-/* Appends n bytes to the text spool, if there is one.  A write error stops the
- * index: the late Strings are then written without text. */
+/* The text spool could not be written (a full disk): it takes no more
+ * arrays, and the index no more entries, but the arrays that reached the
+ * file whole stay there for the passes (tspool_end bounds them).  No pass will
+ * see the arrays still to come, so the Strings parked for one wait in memory
+ * again (unpark_to_memory, at the next String or array), where those arrays
+ * find them, and no more are parked. */
+static void tspool_freeze(reader *r)
+{
+	struct stat sb, tb;
+	/* What each can: the files' sizes say what reached them. */
+	(void)fflush(r->tspool);
+	(void)tix_flush(r);
+	if (fstat(fileno(r->tspool), &sb) != 0 || fstat(fileno(r->tix_file), &tb) != 0 ||
+	    ftruncate(fileno(r->tix_file), tb.st_size - tb.st_size % (off_t)sizeof(tix_entry)) != 0) {
+		tix_stop(r);
+		return;
+	}
+	r->tspool_end = (uint64_t)sb.st_size < r->tspool_pos ? (uint64_t)sb.st_size : r->tspool_pos;
+	r->tix_state = TIX_FULL;
+	r->spool_lost = !r->rescan && r->park_read == 0;
+}
+
+/* The index gives up: on a pipe it keeps what it has (tspool_freeze); from
+ * a file the passes read the input again. */
+static void tix_give_up(reader *r)
+{
+	if (r->tspool)
+		tspool_freeze(r);
+	else
+		tix_stop(r);
+}
+
+/* Appends n bytes to the text spool, if there is one taking them: past its
+ * budget (half of TMPDIR's free space when it began, less the index's 16
+ * bytes an array), it takes no more, which leaves room for the other
+ * temporary files (parked Strings, deferred instances). */
 static void tspool_put(reader *r, const void *p, size_t n)
 {
-	if (!r->tspool)
+	if (!r->tspool || r->tix_state != TIX_ON)
 		return;
 	if ((hf_hprof_test_spool_limit && r->tspool_pos + n > hf_hprof_test_spool_limit) ||
+	    r->tspool_pos + n + r->text_arrays * sizeof(tix_entry) > r->tspool_budget ||
 	    fwrite(p, 1, n, r->tspool) != n) {
-		tix_stop(r);
+		tspool_freeze(r);
 		return;
 	}
 	r->tspool_pos += n;
@@ -3746,8 +3860,12 @@ static bool tix_add(reader *r, uint64_t id, uint64_t start, unsigned tag, uint32
 			tix_stop(r);
 			return false;
 		}
-		if (r->tspool)
+		if (r->tspool) {
 			setvbuf(r->tspool, NULL, _IOFBF, (size_t)1 << 20);
+			struct statvfs vs;
+			r->tspool_budget = fstatvfs(fileno(r->tspool), &vs) == 0
+			                       ? (uint64_t)vs.f_bavail * vs.f_frsize / 2 : UINT64_MAX;
+		}
 		r->tix_state = TIX_ON;
 	}
 	if (r->tix_state != TIX_ON)
@@ -3755,7 +3873,7 @@ static bool tix_add(reader *r, uint64_t id, uint64_t start, unsigned tag, uint32
 	if (r->tspool)
 		start = r->tspool_pos;
 	if ((start >> 48) || (r->dump >> 15) || (r->tix_n == TIX_BUF && !tix_flush(r))) {
-		tix_stop(r);
+		tix_give_up(r);
 		return false;
 	}
 	tix_entry *e = &r->tix_buf[r->tix_n++];
@@ -3773,7 +3891,7 @@ static bool tix_add(reader *r, uint64_t id, uint64_t start, unsigned tag, uint32
 		head[1 + I + 4 + i] = (uint8_t)(count >> (8 * (3 - i)));
 	head[1 + I + 8] = (uint8_t)t;
 	tspool_put(r, head, 1 + I + 9);
-	return r->tspool != NULL;
+	return r->tix_state == TIX_ON;
 }
 
 /* The array of entry e, read at its offset: its type, elements, count. */
@@ -3793,6 +3911,13 @@ static hf_status tix_read_array(reader *r, const tix_entry *e, unsigned *type,
 	unsigned t = got == hl ? head[1 + I + 8] : 0;
 	uint64_t n = got == hl ? hf_be32(head + 1 + I + 4) : 0;
 	uint64_t bytes = (t == T_CHAR || t == T_BYTE) ? n * type_size(r, t) : 0;
+	if (r->tix_state == TIX_FULL && r->tspool &&
+	    (start + hl > r->tspool_end || start + hl + bytes > r->tspool_end)) {
+		*data = NULL; /* past what the spool holds whole */
+		*type = 0;
+		*count = 0;
+		return HF_OK;
+	}
 	int bad = got < hl || head[0] != SUB_PRIMITIVE_ARRAY_DUMP || hf_beid(head + 1, I) != e->id ||
 	          (t != T_CHAR && t != T_BYTE) || bytes > HF_INPUT_MAX_PEEK;
 	if (!bad && (st = window_read(r, &r->input_win, in, fd, start + hl, (size_t)bytes, data, &got)))
@@ -3816,11 +3941,11 @@ static hf_status tix_read_array(reader *r, const tix_entry *e, unsigned *type,
 /* The array of entry e, read at its offset, for the Strings waiting for it. */
 static hf_status tix_resolve(reader *r, const tix_entry *e)
 {
-	unsigned t;
-	const uint8_t *data;
-	uint64_t count;
+	unsigned t = 0;
+	const uint8_t *data = NULL;
+	uint64_t count = 0;
 	hf_status st = tix_read_array(r, e, &t, &data, &count);
-	if (st)
+	if (st || !data)
 		return st;
 	r->dump = (uint32_t)(e->at & 0x7FFF);
 	return resolve_late(r, e->id, t, data, count);
@@ -3987,9 +4112,9 @@ static hf_status pf_resolve(reader *r, const pf_batch *b)
 		const pf_item *it = &b->item[i];
 		if (r->refs[it->ref].off & REF_DONE)
 			continue; /* an earlier entry of the same id had it */
-		unsigned t;
-		const uint8_t *data;
-		uint64_t count;
+		unsigned t = 0;
+		const uint8_t *data = NULL;
+		uint64_t count = 0;
 		hf_status st = tix_read_array(r, &it->e, &t, &data, &count);
 		if (st)
 			return st;
@@ -3998,6 +4123,8 @@ static hf_status pf_resolve(reader *r, const pf_batch *b)
 			errno = fl->err ? fl->err : EIO;
 			return park_io(r);
 		}
+		if (!data)
+			continue; /* its String waits on, to be written without text */
 		pending_string ps;
 		if ((st = parked_unpack(r, it->off, &b->rec[i], &ps)) ||
 		    (st = resolve_ref(r, it->ref, &ps, t, data, count)))
@@ -4098,6 +4225,7 @@ static hf_status rescan_late_without_input(reader *r);
 static hf_status rescan_late(reader *r)
 {
 	hf_status st;
+	r->spool_lost = 0; /* no array is to come: the parked wait for the passes */
 	/* Once Strings were parked, all that wait are: a pass each string_wait. */
 	if (r->parked && (st = park_all(r)))
 		return st;
@@ -4112,12 +4240,12 @@ static hf_status rescan_late(reader *r)
 		if (!r->late_map.count && !r->nrefs)
 			return HF_OK;
 		if (r->tix_state == TIX_ON && ((r->tix_n && !tix_flush(r)) || (r->tspool && fflush(r->tspool))))
-			tix_stop(r);
+			tix_give_up(r);
 		if (r->tix_state == TIX_NONE && hf_input_can_read_at(r->in) && !hf_hprof_test_reread) {
 			/* No char[] or byte[] with contents in the whole input: a
 			 * pass would find nothing. */
 			r->stats->string_passes++;
-		} else if (r->tix_state == TIX_ON) {
+		} else if (r->tix_state == TIX_ON || r->tix_state == TIX_FULL) {
 			r->stats->string_passes++;
 			if ((st = tix_pass(r)))
 				return st;

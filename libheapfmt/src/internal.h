@@ -340,6 +340,7 @@ static inline void hf_queue_get(const uint8_t **p, void *out, size_t n)
 /* A scratch file, "w+b", unlinked: in $TMPDIR when set, else tmpfile()'s
  * directory (tempfile.c). */
 FILE *hf_tmpfile(void);
+const char *hf_tmpdir(void);
 int hf_tmpfd_in(const char *dir);
 
 /* ---- hf_writebehind: a large output file written behind (writebehind.c) ---

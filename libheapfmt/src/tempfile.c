@@ -78,6 +78,13 @@ int hf_tmpfd_in(const char *dir)
 	return fd;
 }
 
+/* Where hf_tmpfile puts its files, for messages. */
+const char *hf_tmpdir(void)
+{
+	const char *dir = getenv("TMPDIR");
+	return dir && *dir ? dir : P_tmpdir;
+}
+
 /* A temporary file for the library's own scratch data (parked Strings,
  * sorted index keys, the analysis's distances), opened "w+b" and already
  * unlinked: in $TMPDIR when it is set, as SQLite's temporary files are
