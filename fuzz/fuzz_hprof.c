@@ -2,6 +2,7 @@
 #include "fuzz_sink.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+extern uint64_t hf_hprof_test_spool_limit;
 
 static hf_status read_hprof(hf_input *in, hf_sink *sink, const uint8_t *data, size_t size,
                             hf_error *err)
@@ -15,6 +16,9 @@ static hf_status read_hprof(hf_input *in, hf_sink *sink, const uint8_t *data, si
 	opt.string_wait = 2;
 	opt.values = size & 1;
 	opt.salvage = (size >> 1) & 1;
+	/* Read from a pipe (size bit 2, fuzz_read), a text spool that fills
+	 * half-way, as in a full TMPDIR. */
+	hf_hprof_test_spool_limit = (size >> 3) & 1 ? size / 2 + 1 : 0;
 	return hf_hprof_read(in, sink, &opt, NULL, err);
 }
 

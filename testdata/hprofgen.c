@@ -1911,14 +1911,17 @@ static uint64_t layout_size(unsigned oop, unsigned hdr, unsigned ahdr, unsigned 
  * arrays of 1-4 elements; FEW_BYTES: a byte[3] every 40th object only (the
  * others cycle through the instance kinds). */
 enum { KIND_F = 1u << 9, SHORT_ARRAYS = 1u << 10, FEW_BYTES = 1u << 11 };
-static void scen_layout(buf *b, unsigned oop, unsigned hdr, unsigned ahdr, unsigned align,
-                        unsigned kinds)
+/* wrapped: as wrapped-length, one 1.0.1 HEAP DUMP of over 4 GiB (a byte[]
+ * hole after the objects) whose u4 length, its real one modulo 2^32, ends
+ * after the first object, and which ends the file. */
+static void layout_dump(buf *b, unsigned oop, unsigned hdr, unsigned ahdr, unsigned align,
+                        unsigned kinds, int wrapped)
 {
 	unsigned list[10], nkinds = 0;
 	for (unsigned k = 0; k < 10; k++)
 		if (kinds >> k & 1)
 			list[nkinds++] = k;
-	header(b, "JAVA PROFILE 1.0.2", 8, 1700000000000ULL);
+	header(b, wrapped ? "JAVA PROFILE 1.0.1" : "JAVA PROFILE 1.0.2", 8, 1700000000000ULL);
 	const uint64_t S = 0x7F3A00001000ULL, C = 0x700000000ULL;
 	static const char *const names[] = { "java/lang/Object", "com/example/A", "com/example/B",
 		"com/example/C", "com/example/D", "com/example/E", "[I", "[J", "[B", "[Ljava/lang/Object;",
@@ -1930,7 +1933,7 @@ static void scen_layout(buf *b, unsigned oop, unsigned hdr, unsigned ahdr, unsig
 		load_class(b, i + 1, C + 0x100 * i, S + 16 * i);
 	if (kinds & KIND_F)
 		load_class(b, 11, C + 0xA00, S + 16 * N_F);
-	size_t at = rec_begin(b, TAG_HEAP_DUMP_SEGMENT);
+	size_t at = rec_begin(b, wrapped ? TAG_HEAP_DUMP : TAG_HEAP_DUMP_SEGMENT);
 	static const field fa[] = { { S + 16 * N_I, T_INT, 0 }, { S + 16 * N_R, T_OBJECT, 0 } };
 	static const field fb[] = { { S + 16 * N_L, T_LONG, 0 } };
 	static const field fc[] = { { S + 16 * N_X, T_LONG, 0 }, { S + 16 * N_Y, T_DOUBLE, 0 } };
@@ -1953,7 +1956,10 @@ static void scen_layout(buf *b, unsigned oop, unsigned hdr, unsigned ahdr, unsig
 		class_dump(b, &f);
 	}
 	uint64_t addr = 0x10000000;
+	size_t declared_end = 0;
 	for (unsigned k = 0; k < 400; k++) {
+		if (k == 1)
+			declared_end = b->n;
 		unsigned kind = list[k % nkinds], len = (k / nkinds) % 7;
 		if (kinds & SHORT_ARRAYS)
 			len = 1 + (k / nkinds) % 4;
@@ -1961,7 +1967,7 @@ static void scen_layout(buf *b, unsigned oop, unsigned hdr, unsigned ahdr, unsig
 			kind = 7;
 			len = 3;
 		}
-		if (k && k % 150 == 0) {     /* the reading ahead crosses segments */
+		if (k && k % 150 == 0 && !wrapped) { /* the reading ahead crosses segments */
 			rec_end(b, at);
 			at = rec_begin(b, TAG_HEAP_DUMP_SEGMENT);
 		}
@@ -1981,11 +1987,37 @@ static void scen_layout(buf *b, unsigned oop, unsigned hdr, unsigned ahdr, unsig
 		free(f.p);
 		addr += layout_size(oop, hdr, ahdr, align, kind, len);
 	}
+	if (wrapped) {
+		/* The byte[] that takes the record past 4 GiB, sized so that the
+		 * record's length modulo 2^32 is declared_end's. */
+		uint64_t len = ((uint64_t)1 << 32) + (declared_end - at - 4);
+		uint64_t count = len - (b->n - at - 4) - (1 + 8 + 4 + 4 + 1) - (1 + 8);
+		u1(b, SUB_PRIMITIVE_ARRAY_DUMP);
+		id(b, addr);
+		u4(b, 1);
+		u4(b, (uint32_t)count);
+		u1(b, T_BYTE);
+		hole_at = b->n;
+		hole_len = count;
+		root_simple(b, ROOT_UNKNOWN, 0x10000000);
+		patch4(b, at, (uint32_t)(b->n - at - 4 + hole_len));
+		return;
+	}
 	root_simple(b, ROOT_UNKNOWN, 0x10000000);
 	end_segments(b, at);
 }
 
+static void scen_layout(buf *b, unsigned oop, unsigned hdr, unsigned ahdr, unsigned align,
+                        unsigned kinds)
+{
+	layout_dump(b, oop, hdr, ahdr, align, kinds, 0);
+}
+
 enum { ALL_KINDS = 0x1FF, INSTANCES = 0x1F };
+/* wrapped-length-id8: layout-nocoops-noccp's objects (16-byte headers,
+ * 8-byte references) in one wrapped 1.0.1 HEAP DUMP (layout_dump): only
+ * the objects beyond its declared end tell the layout. */
+static void scen_wrapped_length_id8(buf *b) { layout_dump(b, 8, 16, 24, 8, ALL_KINDS, 1); }
 static void scen_layout_coops(buf *b) { scen_layout(b, 4, 12, 16, 8, ALL_KINDS); }
 static void scen_layout_nocoops(buf *b) { scen_layout(b, 8, 12, 16, 8, ALL_KINDS); }
 static void scen_layout_nocoops_noccp(buf *b) { scen_layout(b, 8, 16, 24, 8, ALL_KINDS); }
@@ -2125,6 +2157,8 @@ static const struct scenario {
 	  "the same, its declared end between two sub-records, an END THREAD after it" },
 	{ "wrapped-length-tag", scen_wrapped_length_tag,
 	  "the same, its declared end one byte into the byte[] (after its tag)" },
+	{ "wrapped-length-id8", scen_wrapped_length_id8,
+	  "8-byte ids, objects side by side past the wrapped length's declared end" },
 };
 #define NSCENARIOS (sizeof scenarios / sizeof *scenarios)
 

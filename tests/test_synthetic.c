@@ -1772,13 +1772,14 @@ static int gzip_pieces(const char *src, const char *dst)
 	return ok ? 0 : -1;
 }
 
-/* wrapped-length and wrapped-length-boundary: generated here, as sparse
+/* wrapped-length, -boundary, -tag and -id8: generated here, as sparse
  * files of over 4 GiB, rather than at build time; read as a file, through a
  * FIFO and gzip-compressed (where the file's size does not tell the
  * length).  Returns 1 when the file system cannot keep it sparse
  * (skipped). */
 static int test_wrapped_length(const char *scenario, const char *hprofgen, const char *outdir)
 {
+	const int id8 = !strcmp(scenario, "wrapped-length-id8");
 	const int tag = !strcmp(scenario, "wrapped-length-tag");
 	const int boundary = tag || !strcmp(scenario, "wrapped-length-boundary");
 	char dir[1024], file[1200], cmd[2600];
@@ -1812,6 +1813,21 @@ static int test_wrapped_length(const char *scenario, const char *hprofgen, const
 	hf_status stn = convert(file, ndp, SINK_NDJSON, &o, &cn);
 	CHECK(stn == HF_OK, "convert to NDJSON: %s", cn.msg);
 	sqlite3 *db = st == HF_OK && stn == HF_OK ? db_open(dbp) : NULL;
+	if (db && id8) {
+		/* The layout (layout-nocoops-noccp's) is told by the objects past
+		 * the declared end, from a pipe too (compared below). */
+		check_common(db, ndp, &c);
+		CHECK_STR(meta(db, "hprof.warnings"), "1", "warnings");
+		CHECK_STR(meta(db, "hprof.size_model_from"), "spacing", "size model from");
+		CHECK_STR(meta(db, "hprof.compressed_oops"), "false", "compressed oops");
+		CHECK_STR(meta(db, "hprof.compressed_class_pointers"), "false", "compressed class pointers");
+		CHECK_STR(meta(db, "hprof.array_header"), "24", "array header");
+		CHECK_EQ_I(qi(db, "SELECT size FROM node WHERE identifier = %d", 0x10000000), 32,
+		           "size of the first A (16 + 4 + 8, aligned)");
+		CHECK_EQ_I(qi(db, "SELECT count(*) FROM node WHERE nodetypeid <> 1"), 401, "objects");
+		sqlite3_close(db);
+		db = NULL;
+	}
 	if (db) {
 		check_common(db, ndp, &c);
 		CHECK_STR(meta(db, "hprof.warnings"), "1", "warnings");
@@ -1845,7 +1861,7 @@ static int test_wrapped_length(const char *scenario, const char *hprofgen, const
 	memset(&cg, 0, sizeof cg);
 	if (st == HF_OK && convert(file, dbp, SINK_DB, &o, &c) == HF_OK &&
 	    convert_fifo_ex(fifo, NULL, 0, file, var, &o, &cf) == HF_OK) {
-		CHECK_EQ_U(cf.stats.string_passes, 1, "one pass for the late String, through a FIFO");
+		CHECK_EQ_U(cf.stats.string_passes, !id8, "one pass for the late String, through a FIFO");
 		compare_variant(dbp, var, &c, &cf, "the input through a FIFO", 0);
 	} else {
 		CHECK(0, "convert through a FIFO: %s", cf.msg);
@@ -1853,13 +1869,19 @@ static int test_wrapped_length(const char *scenario, const char *hprofgen, const
 	CHECK(gzip_pieces(file, gz) == 0, "write %s", gz);
 	if (st == HF_OK && convert(file, dbp, SINK_DB, &o, &c) == HF_OK &&
 	    convert(gz, var, SINK_DB, &o, &cg) == HF_OK) {
-		CHECK_EQ_U(cg.stats.string_passes, 1, "one pass for the late String, gzip");
+		CHECK_EQ_U(cg.stats.string_passes, !id8, "one pass for the late String, gzip");
 		compare_variant(dbp, var, &c, &cg, "the input gzip-compressed", 0);
 	} else {
 		CHECK(0, "convert the gzip-compressed input: %s", cg.msg);
 	}
 	unlink(gz);
 	unlink(var);
+	if (id8) {
+		unlink(file);
+		unlink(dbp);
+		unlink(ndp);
+		return 0;
+	}
 	/* The same String when the pass reads the whole input again. */
 	hf_hprof_test_reread = 1;
 	st = convert(file, dbp, SINK_DB, &o, &c);

@@ -1006,6 +1006,21 @@ static uint64_t sniff_size(const sniff_pair *o, const sniff_class *k, const size
 	return object_size(m->obj_header, m->align, k->prim + k->refs * m->oop, prim8, small);
 }
 
+static bool reads_as_record(reader *r, size_t skip, bool unseen);
+
+/* Whether the end that the HEAP DUMP h declares, skip bytes ahead of the
+ * input's position (avail of them peeked), is a wrapped length's false end:
+ * neither the input's end nor a top-level record (wrap_at's test, for
+ * sniff_model's look ahead). */
+static bool sniff_wraps(reader *r, const heap_ctx *h, size_t avail, uint64_t skip)
+{
+	uint64_t size = hf_input_size(r->in), at = hf_input_offset(r->in);
+	if (h->tag != TAG_HEAP_DUMP || h->to_eof || skip >= avail ||
+	    (size && (size < at || size - at < skip + ((uint64_t)1 << 32))))
+		return false;
+	return !reads_as_record(r, (size_t)skip, false);
+}
+
 /* Reads ahead from the body of the current sub-record (tag sub); returns
  * the index of the model that spaces the objects best, among those whose
  * references are oop bytes wide (0: all), or -1 when none stands out (too
@@ -1027,7 +1042,14 @@ static int sniff_model(reader *r, heap_ctx *h, unsigned sub, unsigned oop)
 	int found = -1;
 	size_t q = 0;
 	uint64_t left = h->left;   /* of the record the reading is in */
+	bool grown = false;
 	for (;;) {
+		/* A HEAP DUMP's declared end in the window that the reading will
+		 * find a wrapped length's (wrap_at): the objects go on past it. */
+		if (!grown && left < avail - q && sniff_wraps(r, h, avail, q + left)) {
+			left += (uint64_t)1 << 32;
+			grown = true;
+		}
 		/* Bytes of this sub-record's body that may be read: */
 		uint64_t room = avail - q;
 		if (room > left)
