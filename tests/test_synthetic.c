@@ -547,6 +547,16 @@ static void check_second_pass(const char *db_path, const char *in_path, const ui
 	                                      known_diffs);
 	CHECK_EQ_U(parked_again, parked, "Strings parked whether the input is read whole or by offsets");
 	hf_hprof_test_reread = 0;
+	/* Gzip keeps its arrays in the text spool, as a pipe does; when the
+	 * spool fails half-way, the passes inflate the input again whole. */
+	size_t ilen = strlen(in_path);
+	if (!mem && ilen > 3 && !strcmp(in_path + ilen - 3, ".gz")) {
+		hf_hprof_test_spool_limit = 4096;
+		uint64_t parked_gz = check_variant(db_path, in_path, mem, memsize, var_path, c, &o,
+		                                   "parked Strings, gzip's text spool failing", known_diffs);
+		hf_hprof_test_spool_limit = 0;
+		CHECK_EQ_U(parked_gz, parked, "Strings parked, gzip's text spool failing");
+	}
 	/* Through a FIFO, which cannot be read again: the passes read the text
 	 * spool, and Strings are parked as from a file. */
 	size_t fsize = memsize;
@@ -1850,8 +1860,8 @@ static int test_wrapped_length(const char *scenario, const char *hprofgen, const
 		           "the END THREAD after the dump");
 		sqlite3_close(db);
 	}
-	/* Where the file's size cannot tell the length: a FIFO (its late
-	 * String read from the text spool) and gzip (read again whole). */
+	/* Where the file's size cannot tell the length: a FIFO and gzip (the
+	 * late String read from the text spool). */
 	char var[1200], fifo[1200], gz[1200];
 	snprintf(var, sizeof var, "%s/variant.db", dir);
 	snprintf(fifo, sizeof fifo, "%s/in.fifo", dir);

@@ -3766,20 +3766,21 @@ static hf_status read_records(reader *r)
  * read this file instead of the whole input, and read from the input only the
  * arrays that Strings wait for, at their offsets.  In file order, so the
  * Strings are found in the order, and by the arrays, that a pass over the
- * input finds them.  For input that can be read at an offset (a plain
- * regular file, memory); a gzip file is read again whole, as before.  A pipe
- * can be read neither way: each char[] and byte[] of up to 64 MiB goes to
- * a temporary file as it is read (the text spool: the sub-record as the
- * dump has it, but for its stack serial), and the index points there.  (On a
- * HotSpot 17 dump of 1.9 GB with 7.2 M byte[] and G1's String
- * deduplication, 131 K Strings whose array had left the cache were
- * written without text before; the text spool took 222 MB.)
+ * input finds them.  Input that cannot be read at an offset (a pipe, gzip)
+ * has each char[] and byte[] of up to 64 MiB written to a temporary file as
+ * it is read (the text spool: the sub-record as the dump has it, but for its
+ * stack serial), and the index points there.  (On a HotSpot 17 dump of
+ * 1.9 GB with 7.2 M byte[] and G1's String deduplication, 131 K Strings
+ * whose array had left the cache were written without text from a pipe
+ * before; the text spool took 222 MB.  The 1 GB benchmark dump gzipped took
+ * 12.1-12.8 s to convert when its pass inflated it again whole, 6.6 s with
+ * the spool.)
  * Measured on the 1 GB benchmark dump (2.46 M arrays, 135 K Strings parked):
  * the pass took 0.47 s of hprof2ndjson's 2.2 s to /dev/null; on the 5 GB dump
  * (12.5 M arrays, 1.7 M parked) 3.06 s of 10.9 s.  Whatever stops the index
  * (no temporary file, a write error, an offset past 2^48, more than 2^15
- * dumps) turns it off, and the passes read the input again.  On a pipe the
- * index and spool keep what they hold instead (tspool_freeze, also past
+ * dumps) turns it off, and the passes read the input again (gzip: inflate
+ * it again whole).  On a pipe the index and spool keep what they hold instead (tspool_freeze, also past
  * the spool's budget of TMPDIR): the Strings whose arrays are not there are
  * written without text (heapfmt.unresolved_strings counts them). */
 typedef struct tix_entry {
@@ -3799,7 +3800,7 @@ static void tix_stop(reader *r)
 	r->tix_file = NULL;
 	if (r->tspool) {
 		fclose(r->tspool);
-		r->spool_lost = !r->rescan && r->park_read == 0;
+		r->spool_lost = !r->rescan && r->park_read == 0 && !hf_input_can_rewind(r->in);
 	}
 	r->tspool = NULL;
 	free(r->tix_buf);
@@ -3842,10 +3843,10 @@ static void tspool_freeze(reader *r)
 }
 
 /* The index gives up: on a pipe it keeps what it has (tspool_freeze); from
- * a file the passes read the input again. */
+ * a file or gzip the passes read the input again. */
 static void tix_give_up(reader *r)
 {
-	if (r->tspool)
+	if (r->tspool && !hf_input_can_rewind(r->in))
 		tspool_freeze(r);
 	else
 		tix_stop(r);
@@ -3862,7 +3863,7 @@ static void tspool_put(reader *r, const void *p, size_t n)
 	if ((hf_hprof_test_spool_limit && r->tspool_pos + n > hf_hprof_test_spool_limit) ||
 	    r->tspool_pos + n + r->text_arrays * sizeof(tix_entry) > r->tspool_budget ||
 	    fwrite(p, 1, n, r->tspool) != n) {
-		tspool_freeze(r);
+		tix_give_up(r);
 		return;
 	}
 	r->tspool_pos += n;
@@ -3875,9 +3876,8 @@ static void tspool_put(reader *r, const void *p, size_t n)
 static bool tix_add(reader *r, uint64_t id, uint64_t start, unsigned tag, uint32_t count, unsigned t)
 {
 	if (r->tix_state == TIX_NONE) {
-		int spool = !hf_input_can_read_at(r->in) && !hf_input_can_rewind(r->in);
-		if (hf_hprof_test_reread || (!hf_input_can_read_at(r->in) && !spool) ||
-		    !(r->tix_buf = malloc(TIX_BUF * sizeof *r->tix_buf)) ||
+		int spool = !hf_input_can_read_at(r->in);
+		if (hf_hprof_test_reread || !(r->tix_buf = malloc(TIX_BUF * sizeof *r->tix_buf)) ||
 		    !(r->tix_file = hf_tmpfile()) || (spool && !(r->tspool = hf_tmpfile()))) {
 			tix_stop(r);
 			return false;
