@@ -1008,15 +1008,14 @@ static uint64_t sniff_size(const sniff_pair *o, const sniff_class *k, const size
 
 static bool reads_as_record(reader *r, size_t skip, bool unseen);
 
-/* Whether the end that the HEAP DUMP h declares, skip bytes ahead of the
+/* Whether the end that a HEAP DUMP declares, skip bytes ahead of the
  * input's position (avail of them peeked), is a wrapped length's false end:
  * neither the input's end nor a top-level record (wrap_at's test, for
  * sniff_model's look ahead). */
-static bool sniff_wraps(reader *r, const heap_ctx *h, size_t avail, uint64_t skip)
+static bool sniff_wraps(reader *r, size_t avail, uint64_t skip)
 {
 	uint64_t size = hf_input_size(r->in), at = hf_input_offset(r->in);
-	if (h->tag != TAG_HEAP_DUMP || h->to_eof || skip >= avail ||
-	    (size && (size < at || size - at < skip + ((uint64_t)1 << 32))))
+	if (skip >= avail || (size && (size < at || size - at < skip + ((uint64_t)1 << 32))))
 		return false;
 	return !reads_as_record(r, (size_t)skip, false);
 }
@@ -1042,13 +1041,14 @@ static int sniff_model(reader *r, heap_ctx *h, unsigned sub, unsigned oop)
 	int found = -1;
 	size_t q = 0;
 	uint64_t left = h->left;   /* of the record the reading is in */
-	bool grown = false;
+	/* A HEAP DUMP's declared end in the window, looked at once, that the
+	 * reading will find a wrapped length's (wrap_at): the objects go on. */
+	bool may_wrap = h->tag == TAG_HEAP_DUMP && !h->to_eof;
 	for (;;) {
-		/* A HEAP DUMP's declared end in the window that the reading will
-		 * find a wrapped length's (wrap_at): the objects go on past it. */
-		if (!grown && left < avail - q && sniff_wraps(r, h, avail, q + left)) {
-			left += (uint64_t)1 << 32;
-			grown = true;
+		if (may_wrap && left < avail - q) {
+			may_wrap = false;
+			if (sniff_wraps(r, avail, q + left))
+				left += (uint64_t)1 << 32;
 		}
 		/* Bytes of this sub-record's body that may be read: */
 		uint64_t room = avail - q;
@@ -2055,6 +2055,7 @@ static hf_status pending_wait(reader *r, uint64_t value_id, pending_string ps)
  * no pass will come, so the Strings parked for one wait in memory again, as
  * without a spool, where the arrays still to come find them.  Those of a
  * dump that has ended are written without text (their arrays are gone). */
+__attribute__((noinline, cold))
 static hf_status unpark_to_memory(reader *r)
 {
 	r->spool_lost = 0;
