@@ -1037,6 +1037,28 @@ static void scen_string_guess(buf *b)
 	end_segments(b, at);
 }
 
+/* two-dumps-late: two 1.0.1 HEAP DUMPs, each of char[]s and then Strings
+ * of the first 50 of them, so that with a small string cache every String
+ * is late.  Dump 0: 50 char[] at 0x100000 + 16 k (string_churn.h's contents
+ * k), Strings 0x700000 + 16 k; dump 1: 400 char[] at 0x200000 + 16 k
+ * (contents 1000 + k), Strings 0x800000 + 16 k of the first 50. */
+static void scen_two_dumps_late(buf *b)
+{
+	size_t at = small_start(b, "JAVA PROFILE 1.0.1", TAG_HEAP_DUMP);
+	for (unsigned d = 0; d < 2; d++) {
+		if (d)
+			at = rec_begin(b, TAG_HEAP_DUMP);
+		class_plain(b, SM_OBJECT, 0, 0);
+		string_classes(b);
+		for (unsigned k = 0; k < (d ? 400u : 50u); k++)
+			churn_array(b, (d ? 0x200000 : 0x100000) + 16 * (uint64_t)k, 1000 * d + k);
+		for (unsigned k = 0; k < 50; k++)
+			string(b, (d ? 0x800000 : 0x700000) + 16 * (uint64_t)k,
+			       (d ? 0x200000 : 0x100000) + 16 * (uint64_t)k);
+		rec_end(b, at);
+	}
+}
+
 /* late-big: char[]s of 0 to 300,000 units, each before its String (with a
  * small string cache every one is late: read again by the pass after the
  * dump, at its offset, most of them past its 4 KiB read window).  Unit k of
@@ -2151,6 +2173,8 @@ static const struct scenario {
 	  "8-byte ids, objects side by side: 8-byte references, sizes that 12- and 16-byte headers share" },
 	{ "layout-nocoops-neartie", scen_layout_nocoops_neartie,
 	  "8-byte ids, objects side by side: 16-byte headers, ten byte[] of 400 objects tell them from 12" },
+	{ "two-dumps-late", scen_two_dumps_late,
+	  "two 1.0.1 HEAP DUMPs, each of char[]s and then Strings of them" },
 	{ "wrapped-length", scen_wrapped_length,
 	  "1.0.1 HEAP DUMP over 4 GiB, length modulo 2^32 (a sparse file of 4 GiB)" },
 	{ "wrapped-length-boundary", scen_wrapped_length_boundary,

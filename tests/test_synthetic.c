@@ -1075,6 +1075,52 @@ static void check_string_guess(sqlite3 *db, const conv *c)
  * byte[] read.  Without the spool (the index turned off, as a write error
  * to the spool does) they stay without text, like the one whose char[] is
  * missing. */
+/* two-dumps-late: every String has its array's text, in its own dump. */
+static void check_two_dumps_late(sqlite3 *db, const conv *c)
+{
+	CHECK_EQ_U(c->stats.string_texts, 100, "decoded String texts");
+	CHECK_EQ_U(c->stats.dumps, 2, "dumps");
+	char want[48];
+	churn_text(7, want);
+	CHECK_STR(text_of(db, 0x700000 + 16 * 7, 0), want, "dump 0's String 7");
+	churn_text(1007, want);
+	CHECK_STR(text_of(db, 0x800000 + 16 * 7, 1), want, "dump 1's String 7");
+}
+
+/* two-dumps-late through a FIFO, with a small string cache (every String
+ * late, parked for the pass) and the text spool failing: in dump 1 (half-way),
+ * the Strings of dump 0, which ended, wait for the pass over what the spool
+ * holds, and get their text (heapfmt before 2026-11-25 wrote those 50
+ * without it); in dump 0 (at its first array), the texts of no spool. */
+static void check_two_dumps_late_spool(const char *dir, const uint8_t *data, size_t size)
+{
+	char fifo[1200], out[1200];
+	snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+	snprintf(out, sizeof out, "%s/fifo.db", dir);
+	hf_hprof_options o;
+	options(&o);
+	o.string_cache = 16;
+	conv c;
+	hf_hprof_test_spool_limit = size / 2;
+	hf_status st = convert_fifo(fifo, data, size, out, &o, &c);
+	hf_hprof_test_spool_limit = 0;
+	CHECK(st == HF_OK, "convert through a FIFO, the spool failing in dump 1: %s", c.msg);
+	sqlite3 *db = st == HF_OK ? db_open(out) : NULL;
+	if (db) {
+		CHECK(c.stats.parked_strings >= 40, "dump 0's Strings parked (%llu)",
+		      (unsigned long long)c.stats.parked_strings);
+		check_two_dumps_late(db, &c);
+		CHECK_EQ_U(c.stats.unresolved_strings, 0, "unresolved, the spool failing in dump 1");
+		sqlite3_close(db);
+	}
+	hf_hprof_test_spool_limit = 1;
+	st = convert_fifo(fifo, data, size, out, &o, &c);
+	hf_hprof_test_spool_limit = 0;
+	CHECK(st == HF_OK, "convert through a FIFO, the spool failing at once: %s", c.msg);
+	CHECK_EQ_U(c.stats.string_texts, 0, "texts, the spool failing at once (none without one)");
+	CHECK_EQ_U(c.stats.unresolved_strings, 100, "unresolved, the spool failing at once");
+}
+
 static void check_jdk6_strings_fifo(const char *dir, const uint8_t *data, size_t size)
 {
 	char fifo[1200], out[1200];
@@ -2135,6 +2181,7 @@ static const struct {
 	{ "id8", check_id8 },
 	{ "jdk6-strings", check_jdk6_strings },
 	{ "string-churn", check_string_churn },
+	{ "two-dumps-late", check_two_dumps_late },
 	{ "string-guess", check_string_guess },
 	{ "late-big", check_late_big },
 	{ "superclass-cycle", check_superclass_cycle },
@@ -2265,6 +2312,8 @@ static void test_scenario(const char *name, const char *file, const char *outdir
 			check_jdk6_strings_fifo(dir, data, size);
 		if (!strcmp(name, "string-guess"))
 			check_changed_between_passes(dir, data, size);
+		if (!strcmp(name, "two-dumps-late"))
+			check_two_dumps_late_spool(dir, data, size);
 		/* Through a FIFO, a stream of unknown size that cannot be read
 		 * twice (as stdin and gzip are): the same records. */
 		char fifo[1200], fv[1200];

@@ -1726,9 +1726,8 @@ static hf_status parked_unpack(reader *r, uint64_t off, const parked_string *p,
 	return HF_OK;
 }
 
-/* A parked String back from the park file at off (its values too), and,
- * unless array is NULL, the id of the array it waits for. */
-static hf_status parked_load(reader *r, uint64_t off, pending_string *ps, uint64_t *array)
+/* A parked String back from the park file at off (its values too). */
+static hf_status parked_load(reader *r, uint64_t off, pending_string *ps)
 {
 	parked_string p;
 	const uint8_t *at;
@@ -1739,8 +1738,6 @@ static hf_status parked_load(reader *r, uint64_t off, pending_string *ps, uint64
 	if (got != sizeof p)
 		return park_io(r);
 	memcpy(&p, at, sizeof p);
-	if (array)
-		*array = p.array;
 	return parked_unpack(r, off, &p, ps);
 }
 
@@ -1849,7 +1846,7 @@ static hf_status finish_refs_without_text(reader *r)
 		if (r->refs[i].off & REF_DONE)
 			continue;
 		pending_string ps;
-		hf_status st = parked_load(r, r->refs[i].off, &ps, NULL);
+		hf_status st = parked_load(r, r->refs[i].off, &ps);
 		if (!st)
 			st = finish_pending(r, &ps, 0);
 		if (st)
@@ -1888,7 +1885,7 @@ static hf_status resolve_refs(reader *r, uint64_t id, unsigned type, const uint8
 		if (r->refs[i].off & REF_DONE)
 			continue;
 		pending_string ps;
-		hf_status st = parked_load(r, r->refs[i].off, &ps, NULL);
+		hf_status st = parked_load(r, r->refs[i].off, &ps);
 		if (st || (st = resolve_ref(r, i, &ps, type, data, len)))
 			return st;
 	}
@@ -2032,8 +2029,9 @@ static void cache_clear(reader *r)
 	r->cache_wpos += r->cache_cap + 1;
 }
 
-/* The String ps waits in memory (pending_map) for array value_id. */
-static hf_status pending_wait(reader *r, uint64_t value_id, pending_string ps)
+/* The String ps waits in memory for array value_id: in pending_map, or, a
+ * String of a dump that has ended (late), in late_map. */
+static hf_status pending_wait(reader *r, uint64_t value_id, pending_string ps, bool late)
 {
 	uint32_t ix = 0;
 	hf_status st = pending_new(r, &ix);
@@ -2041,55 +2039,66 @@ static hf_status pending_wait(reader *r, uint64_t value_id, pending_string ps)
 		free(ps.values);
 		return st;
 	}
-	uint64_t *first = hf_map_get(&r->pending_map, value_id);
+	hf_map *m = late ? &r->late_map : &r->pending_map;
+	uint64_t *first = hf_map_get(m, value_id);
 	ps.next = first ? (uint32_t)*first : UINT32_MAX;
 	r->pending[ix] = ps;
-	pending_filter_refresh(r);
-	r->pending_puts++;
-	if (!filter_add(r, &r->pending_bits, value_id) || !hf_map_put(&r->pending_map, value_id, ix))
+	if (!late) {
+		pending_filter_refresh(r);
+		r->pending_puts++;
+	}
+	if (!filter_add(r, late ? &r->late_bits : &r->pending_bits, value_id) || !hf_map_put(m, value_id, ix))
 		return nomem(r);
 	return HF_OK;
 }
 
-/* The text spool stopped (a write error) in the first pass through a pipe:
- * no pass will come, so the Strings parked for one wait in memory again, as
- * without a spool, where the arrays still to come find them.  Those of a
- * dump that has ended are written without text (their arrays are gone). */
+/* The text spool stopped (a write error, its budget) in the first pass
+ * through a pipe: the arrays still to come will not be in it, so the Strings
+ * parked for a pass wait in memory again, as without a spool (about 130
+ * bytes each, no longer bounded by string_wait), where those arrays find
+ * them; those of a dump that has ended wait for the pass over what the
+ * spool holds (late_map). */
 __attribute__((noinline, cold))
 static hf_status unpark_to_memory(reader *r)
 {
 	r->spool_lost = 0;
 	if (!r->parked)
 		return HF_OK;
-	if (fflush(r->park_file) != 0)
+	if (fflush(r->park_file) != 0 || fseek(r->park_file, 0, SEEK_SET) != 0)
 		return park_io(r);
+	r->park_win.len = 0;
 	uint64_t off = 0;
 	for (uint64_t i = 0; i < r->parked; i++) {
+		parked_string p;
 		pending_string ps;
-		uint64_t array = 0;
-		hf_status st = parked_load(r, off, &ps, &array);
-		if (st)
+		hf_status st;
+		if (fread(&p, sizeof p, 1, r->park_file) != 1)
+			return park_io(r);
+		uint64_t vlen = p.pad ? p.values_len : 0;
+		if ((st = parked_unpack(r, off, &p, &ps)))
 			return st;
-		off += sizeof(parked_string) + ps.values_len;
+		if (vlen && fseeko(r->park_file, (off_t)vlen, SEEK_CUR) != 0) {
+			free(ps.values);
+			return park_io(r);
+		}
+		off += sizeof p + vlen;
+		bool late = !r->dump_open || ps.dump != r->dump;
 		unsigned type;
 		size_t bytes;
-		const uint8_t *bits = r->dump_open && ps.dump == r->dump ? cache_get(r, array, &type, &bytes) : NULL;
+		const uint8_t *bits = late ? NULL : cache_get(r, p.array, &type, &bytes);
 		if (bits) {
 			/* Parked by a wrong guess, and its array came since. */
 			if (!(st = decode_text(r, &ps, type, bits, bytes / (type == T_CHAR ? 2 : 1))))
 				st = finish_pending(r, &ps, 1);
 			else
 				free(ps.values);
-		} else if (!r->dump_open || ps.dump != r->dump) {
-			st = finish_pending(r, &ps, 0);
 		} else {
-			st = pending_wait(r, array, ps);
+			st = pending_wait(r, p.array, ps, late);
 		}
 		if (st)
 			return st;
 	}
 	r->parked = 0;
-	r->park_win.len = 0;
 	if (ftruncate(fileno(r->park_file), 0) != 0 || fseek(r->park_file, 0, SEEK_SET) != 0)
 		return park_io(r);
 	return HF_OK;
@@ -2134,7 +2143,7 @@ static hf_status string_settle(reader *r, uint64_t value_id, pending_string ps)
 		free(ps.values);
 		return st;
 	}
-	return pending_wait(r, value_id, ps);
+	return pending_wait(r, value_id, ps, false);
 }
 
 /* Ring slot of the i-th oldest fresh String. */
@@ -3934,8 +3943,7 @@ static hf_status tix_read_array(reader *r, const tix_entry *e, unsigned *type,
 	unsigned t = got == hl ? head[1 + I + 8] : 0;
 	uint64_t n = got == hl ? hf_be32(head + 1 + I + 4) : 0;
 	uint64_t bytes = (t == T_CHAR || t == T_BYTE) ? n * type_size(r, t) : 0;
-	if (r->tix_state == TIX_FULL && r->tspool &&
-	    (start + hl > r->tspool_end || start + hl + bytes > r->tspool_end)) {
+	if (r->tix_state == TIX_FULL && r->tspool && start + hl + bytes > r->tspool_end) {
 		*data = NULL; /* past what the spool holds whole */
 		*type = 0;
 		*count = 0;
@@ -4248,7 +4256,10 @@ static hf_status rescan_late_without_input(reader *r);
 static hf_status rescan_late(reader *r)
 {
 	hf_status st;
-	r->spool_lost = 0; /* no array is to come: the parked wait for the passes */
+	/* Parked Strings back in memory, if the spool stopped after the last
+	 * String or array that would have done it. */
+	if (r->spool_lost && (st = unpark_to_memory(r)))
+		return st;
 	/* Once Strings were parked, all that wait are: a pass each string_wait. */
 	if (r->parked && (st = park_all(r)))
 		return st;
@@ -4264,6 +4275,7 @@ static hf_status rescan_late(reader *r)
 			return HF_OK;
 		if (r->tix_state == TIX_ON && ((r->tix_n && !tix_flush(r)) || (r->tspool && fflush(r->tspool))))
 			tix_give_up(r);
+		r->spool_lost = 0; /* (parked Strings, if any, are being read) */
 		if (r->tix_state == TIX_NONE && hf_input_can_read_at(r->in) && !hf_hprof_test_reread) {
 			/* No char[] or byte[] with contents in the whole input: a
 			 * pass would find nothing. */

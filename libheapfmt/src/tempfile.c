@@ -78,11 +78,12 @@ int hf_tmpfd_in(const char *dir)
 	return fd;
 }
 
-/* Where hf_tmpfile puts its files, for messages. */
+/* Where hf_tmpfile puts its files, for messages: $TMPDIR, unless it cannot
+ * be written (hf_tmpfile then falls back to tmpfile()'s directory). */
 const char *hf_tmpdir(void)
 {
 	const char *dir = getenv("TMPDIR");
-	return dir && *dir ? dir : P_tmpdir;
+	return dir && *dir && access(dir, W_OK | X_OK) == 0 ? dir : P_tmpdir;
 }
 
 /* A temporary file for the library's own scratch data (parked Strings,
