@@ -1087,6 +1087,17 @@ static void check_two_dumps_late(sqlite3 *db, const conv *c)
 	CHECK_STR(text_of(db, 0x800000 + 16 * 7, 1), want, "dump 1's String 7");
 }
 
+/* For a conversion through a FIFO in dir: its path, the output's, and
+ * options with a 16-byte string cache (every String whose array came first
+ * is late). */
+static void late_fifo(const char *dir, char fifo[1200], char out[1200], hf_hprof_options *o)
+{
+	snprintf(fifo, 1200, "%s/fifo", dir);
+	snprintf(out, 1200, "%s/fifo.db", dir);
+	options(o);
+	o->string_cache = 16;
+}
+
 /* two-dumps-late through a FIFO, with a small string cache (every String
  * late, parked for the pass) and the text spool failing: in dump 1 (half-way),
  * the Strings of dump 0, which ended, wait for the pass over what the spool
@@ -1095,11 +1106,8 @@ static void check_two_dumps_late(sqlite3 *db, const conv *c)
 static void check_two_dumps_late_spool(const char *dir, const uint8_t *data, size_t size)
 {
 	char fifo[1200], out[1200];
-	snprintf(fifo, sizeof fifo, "%s/fifo", dir);
-	snprintf(out, sizeof out, "%s/fifo.db", dir);
 	hf_hprof_options o;
-	options(&o);
-	o.string_cache = 16;
+	late_fifo(dir, fifo, out, &o);
 	conv c;
 	hf_hprof_test_spool_limit = size / 2;
 	hf_status st = convert_fifo(fifo, data, size, out, &o, &c);
@@ -1124,11 +1132,8 @@ static void check_two_dumps_late_spool(const char *dir, const uint8_t *data, siz
 static void check_jdk6_strings_fifo(const char *dir, const uint8_t *data, size_t size)
 {
 	char fifo[1200], out[1200];
-	snprintf(fifo, sizeof fifo, "%s/fifo", dir);
-	snprintf(out, sizeof out, "%s/fifo.db", dir);
 	hf_hprof_options o;
-	options(&o);
-	o.string_cache = 16;
+	late_fifo(dir, fifo, out, &o);
 	conv c;
 	hf_status st = convert_fifo(fifo, data, size, out, &o, &c);
 	CHECK(st == HF_OK, "convert through a FIFO: %s", c.msg);
