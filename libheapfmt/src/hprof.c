@@ -1011,7 +1011,8 @@ static bool reads_as_record(reader *r, size_t skip, bool unseen);
 /* Whether the end that a HEAP DUMP declares, skip bytes ahead of the
  * input's position (avail of them peeked), is a wrapped length's false end:
  * neither the input's end nor a top-level record (wrap_at's test, for
- * sniff_model's look ahead). */
+ * sniff_model's look ahead, but for its look at a sub-record's tag there:
+ * a byte that is neither, the reading reports). */
 static bool sniff_wraps(reader *r, size_t avail, uint64_t skip)
 {
 	uint64_t size = hf_input_size(r->in), at = hf_input_offset(r->in);
@@ -1568,6 +1569,15 @@ static hf_status park_io(reader *r)
 	return tmp_io(r, "waiting Strings");
 }
 
+/* A record of the park file could not be read whole: a read error, or
+ * (errno then says nothing) the file ended. */
+static hf_status park_short(reader *r)
+{
+	if (!ferror(r->park_file))
+		errno = EIO;
+	return park_io(r);
+}
+
 /* Appends one waiting String to the park file (which must be open and at
  * its end) and frees its values. */
 static hf_status park_one(reader *r, uint64_t array, pending_string *ps)
@@ -1783,7 +1793,7 @@ static hf_status unpark_some(reader *r)
 	while (r->park_read < r->parked && r->nrefs < limit) {
 		parked_string p;
 		if (fread(&p, sizeof p, 1, r->park_file) != 1)
-			return park_io(r);
+			return park_short(r);
 		uint64_t off = r->park_pos;
 		uint64_t vlen = p.pad ? p.values_len : 0;
 		if (vlen > ((uint64_t)1 << 40) ||
@@ -2073,7 +2083,7 @@ static hf_status unpark_to_memory(reader *r)
 		pending_string ps;
 		hf_status st;
 		if (fread(&p, sizeof p, 1, r->park_file) != 1)
-			return park_io(r);
+			return park_short(r);
 		uint64_t vlen = p.pad ? p.values_len : 0;
 		if ((st = parked_unpack(r, off, &p, &ps)))
 			return st;
