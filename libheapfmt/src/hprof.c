@@ -242,7 +242,7 @@ typedef struct reader {
 	struct tix_entry *tix_buf;
 	size_t tix_n;            /* entries in tix_buf not yet in tix_file */
 	int tix_state;           /* TIX_NONE, TIX_ON, TIX_FULL, TIX_OFF */
-	FILE *tspool;            /* a pipe's text arrays, which the index points into */
+	FILE *tspool;            /* a pipe's or gzip's text arrays, which the index points into */
 	uint64_t tspool_pos;     /* its size */
 	uint64_t tspool_end;     /* TIX_FULL: its whole arrays end here (tspool_freeze) */
 	uint64_t tspool_budget;  /* the most it and the index take of TMPDIR */
@@ -3800,9 +3800,10 @@ static hf_status read_records(reader *r)
  * (12.5 M arrays, 1.7 M parked) 3.06 s of 10.9 s.  Whatever stops the index
  * (no temporary file, a write error, an offset past 2^48, more than 2^15
  * dumps) turns it off, and the passes read the input again (gzip: inflate
- * it again whole).  On a pipe the index and spool keep what they hold instead (tspool_freeze, also past
- * the spool's budget of TMPDIR): the Strings whose arrays are not there are
- * written without text (heapfmt.unresolved_strings counts them). */
+ * it again whole).  On a pipe the index and spool keep what they hold
+ * instead (tspool_freeze, also past the spool's budget of TMPDIR): the
+ * Strings whose arrays are not there are written without text
+ * (heapfmt.unresolved_strings counts them). */
 typedef struct tix_entry {
 	uint64_t id;
 	uint64_t at; /* sub-record offset << 16 | in a HEAP DUMP SEGMENT << 15 | dump */
@@ -3840,8 +3841,8 @@ static bool tix_flush(reader *r)
 
 uint64_t hf_hprof_test_spool_limit;
 
-/* The text spool could not be written (a full disk): it takes no more
- * arrays, and the index no more entries, but the arrays that reached the
+/* A pipe's text spool could not be written (a full disk) or reached its
+ * budget: it takes no more arrays, and the index no more entries, but the arrays that reached the
  * file whole stay there for the passes (tspool_end bounds them).  No pass will
  * see the arrays still to come, so the Strings parked for one wait in memory
  * again (unpark_to_memory, at the next String or array), where those arrays
