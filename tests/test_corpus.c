@@ -55,12 +55,6 @@ static int exists(const char *p)
 	return stat(p, &sb) == 0;
 }
 
-static int ends_with(const char *s, const char *suf)
-{
-	size_t a = strlen(s), b = strlen(suf);
-	return a >= b && !strcmp(s + a - b, suf);
-}
-
 static int64_t jint(json_t *o, const char *k)
 {
 	json_t *v = json_object_get(o, k);

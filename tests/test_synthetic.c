@@ -549,8 +549,7 @@ static void check_second_pass(const char *db_path, const char *in_path, const ui
 	hf_hprof_test_reread = 0;
 	/* Gzip keeps its arrays in the text spool, as a pipe does; when the
 	 * spool fails half-way, the passes inflate the input again whole. */
-	size_t ilen = strlen(in_path);
-	if (!mem && ilen > 3 && !strcmp(in_path + ilen - 3, ".gz")) {
+	if (!mem && ends_with(in_path, ".gz")) {
 		hf_hprof_test_spool_limit = 4096;
 		uint64_t parked_gz = check_variant(db_path, in_path, mem, memsize, var_path, c, &o,
 		                                   "parked Strings, gzip's text spool failing", known_diffs);

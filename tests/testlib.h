@@ -13,6 +13,11 @@ static int t_failures, t_checks;
 #define CHECK_STR(a, b, what) do { const char *_a = (a), *_b = (b); \
 	CHECK(_a && _b && !strcmp(_a, _b), "%s: got \"%s\", expected \"%s\"", what, _a ? _a : "(null)", _b ? _b : "(null)"); } while (0)
 #define TEST_SKIP 77
+static inline int ends_with(const char *s, const char *suf)
+{
+	size_t a = strlen(s), b = strlen(suf);
+	return a >= b && !strcmp(s + a - b, suf);
+}
 static inline int t_done(const char *name)
 {
 	fprintf(stderr, "%s: %d checks, %d failed\n", name, t_checks, t_failures);

@@ -233,7 +233,7 @@ typedef struct reader {
 	size_t string_wait;      /* the most kept in memory before parking */
 	FILE *park_file;         /* waiting Strings parked on disk, for later passes */
 	uint64_t parked, park_read;
-	uint64_t park_pos;       /* park file offset of the next record unpark_some reads */
+	uint64_t park_pos;       /* park file offset of the next record park_next reads */
 	late_ref *refs;          /* while late_refs: the pass's parked Strings, by array */
 	size_t nrefs, caprefs, ref_finger;
 	int late_refs;
@@ -1008,6 +1008,14 @@ static uint64_t sniff_size(const sniff_pair *o, const sniff_class *k, const size
 
 static bool reads_as_record(reader *r, size_t skip, bool unseen);
 
+/* Whether the input can hold n more bytes from where it is read: always,
+ * unless its size is known. */
+static bool input_holds(reader *r, uint64_t n)
+{
+	uint64_t size = hf_input_size(r->in), at = hf_input_offset(r->in);
+	return !size || (size >= at && size - at >= n);
+}
+
 /* Whether the end that a HEAP DUMP declares, skip bytes ahead of the
  * input's position (avail of them peeked), is a wrapped length's false end:
  * neither the input's end nor a top-level record (wrap_at's test, for
@@ -1015,10 +1023,8 @@ static bool reads_as_record(reader *r, size_t skip, bool unseen);
  * a byte that is neither, the reading reports). */
 static bool sniff_wraps(reader *r, size_t avail, uint64_t skip)
 {
-	uint64_t size = hf_input_size(r->in), at = hf_input_offset(r->in);
-	if (skip >= avail || (size && (size < at || size - at < skip + ((uint64_t)1 << 32))))
-		return false;
-	return !reads_as_record(r, (size_t)skip, false);
+	return skip < avail && input_holds(r, skip + ((uint64_t)1 << 32)) &&
+	       !reads_as_record(r, (size_t)skip, false);
 }
 
 /* Reads ahead from the body of the current sub-record (tag sub); returns
@@ -1772,6 +1778,20 @@ static int ref_cmp(const void *a, const void *b)
 	return x->off < y->off ? -1 : x->off > y->off;
 }
 
+/* The park file's next record (at r->park_pos, where the file stands) in
+ * *p, its offset in *off; its values are skipped. */
+static hf_status park_next(reader *r, parked_string *p, uint64_t *off)
+{
+	if (fread(p, sizeof *p, 1, r->park_file) != 1)
+		return park_short(r);
+	uint64_t vlen = p->pad ? p->values_len : 0;
+	if (vlen > ((uint64_t)1 << 40) || (vlen && fseeko(r->park_file, (off_t)vlen, SEEK_CUR) != 0))
+		return park_io(r);
+	*off = r->park_pos;
+	r->park_pos += sizeof *p + vlen;
+	return HF_OK;
+}
+
 static hf_status unpark_some(reader *r)
 {
 	if (r->park_read == 0) {
@@ -1792,14 +1812,10 @@ static hf_status unpark_some(reader *r)
 		limit = r->string_wait; /* overflow */
 	while (r->park_read < r->parked && r->nrefs < limit) {
 		parked_string p;
-		if (fread(&p, sizeof p, 1, r->park_file) != 1)
-			return park_short(r);
-		uint64_t off = r->park_pos;
-		uint64_t vlen = p.pad ? p.values_len : 0;
-		if (vlen > ((uint64_t)1 << 40) ||
-		    (vlen && fseeko(r->park_file, (off_t)vlen, SEEK_CUR) != 0))
-			return park_io(r);
-		r->park_pos += sizeof p + vlen;
+		uint64_t off = 0;
+		hf_status st = park_next(r, &p, &off);
+		if (st)
+			return st;
 		r->park_read++;
 		if (r->nrefs == r->caprefs) {
 			uint64_t left = r->parked - r->park_read + 1;
@@ -2077,21 +2093,14 @@ static hf_status unpark_to_memory(reader *r)
 	if (fflush(r->park_file) != 0 || fseek(r->park_file, 0, SEEK_SET) != 0)
 		return park_io(r);
 	r->park_win.len = 0;
-	uint64_t off = 0;
+	r->park_pos = 0;
 	for (uint64_t i = 0; i < r->parked; i++) {
 		parked_string p;
 		pending_string ps;
-		hf_status st;
-		if (fread(&p, sizeof p, 1, r->park_file) != 1)
-			return park_short(r);
-		uint64_t vlen = p.pad ? p.values_len : 0;
-		if ((st = parked_unpack(r, off, &p, &ps)))
+		uint64_t off = 0;
+		hf_status st = park_next(r, &p, &off);
+		if (st || (st = parked_unpack(r, off, &p, &ps)))
 			return st;
-		if (vlen && fseeko(r->park_file, (off_t)vlen, SEEK_CUR) != 0) {
-			free(ps.values);
-			return park_io(r);
-		}
-		off += sizeof p + vlen;
 		bool late = !r->dump_open || ps.dump != r->dump;
 		unsigned type;
 		size_t bytes;
@@ -3104,8 +3113,7 @@ static hf_status wrap_at(reader *r, heap_ctx *h, uint64_t n, bool between)
 	if (h->tag != TAG_HEAP_DUMP || h->to_eof || n <= h->left)
 		return HF_OK;
 	uint64_t grow = (n - h->left + W - 1) / W * W; /* n < 2^36: no overflow */
-	uint64_t size = hf_input_size(r->in), at = hf_input_offset(r->in);
-	if (size && (size < at || size - at < h->left + grow))
+	if (!input_holds(r, h->left + grow))
 		return HF_OK;
 	hf_status st;
 	if (h->left <= WRAP_LOOK) {
@@ -3814,6 +3822,13 @@ typedef struct tix_entry {
 /* Tests: 1 makes the passes read the whole input again, as without an index. */
 int hf_hprof_test_reread;
 
+/* The text spool stops taking arrays: in the first pass through a pipe,
+ * the Strings parked for a pass are to wait in memory (unpark_to_memory). */
+static void spool_stopped(reader *r)
+{
+	r->spool_lost = !r->rescan && r->park_read == 0 && !hf_input_can_rewind(r->in);
+}
+
 static void tix_stop(reader *r)
 {
 	if (r->tix_file)
@@ -3821,7 +3836,7 @@ static void tix_stop(reader *r)
 	r->tix_file = NULL;
 	if (r->tspool) {
 		fclose(r->tspool);
-		r->spool_lost = !r->rescan && r->park_read == 0 && !hf_input_can_rewind(r->in);
+		spool_stopped(r);
 	}
 	r->tspool = NULL;
 	free(r->tix_buf);
@@ -3860,7 +3875,7 @@ static void tspool_freeze(reader *r)
 	}
 	r->tspool_end = (uint64_t)sb.st_size < r->tspool_pos ? (uint64_t)sb.st_size : r->tspool_pos;
 	r->tix_state = TIX_FULL;
-	r->spool_lost = !r->rescan && r->park_read == 0;
+	spool_stopped(r);
 }
 
 /* The index gives up: on a pipe it keeps what it has (tspool_freeze); from
