@@ -131,6 +131,21 @@ typedef struct job {
 	char why[64];        /* how a child ended other than by exit() */
 } job;
 
+/* The jobs, for the handler of SIGINT, SIGTERM and SIGHUP (cli_init): a
+ * batch that is stopped (Ctrl-C, a CI job's timeout, which signals only the
+ * batch's own process) stops its running conversions, each of which then
+ * removes its temporary output, rather than leave them running on. */
+static job *volatile batch_jobs;
+static volatile int batch_njobs;
+
+static void stop_children(void)
+{
+	job *jobs = batch_jobs;
+	for (int i = 0; jobs && i < batch_njobs; i++)
+		if (jobs[i].state == 1 && jobs[i].pid > 0)
+			kill(jobs[i].pid, SIGTERM);
+}
+
 static double now(void)
 {
 	struct timespec ts;
@@ -187,7 +202,8 @@ static void start(const batch_spec *spec, job *j, job *all, int n)
 	}
 	if (pid == 0) {
 		/* The child: its stdout and stderr go to the parent, which passes
-		 * them on in input order. */
+		 * them on in input order.  A signal ends it alone. */
+		cli_on_fatal_signal(NULL);
 		for (int k = 0; k < n; k++)
 			if (all[k].state == 1 && &all[k] != j) {
 				close(all[k].errfd);
@@ -364,6 +380,9 @@ int batch_run(const batch_spec *spec, const batch_opts *o, char *const *inputs, 
 	}
 	/* A child that dies must not take the batch with it through SIGPIPE. */
 	signal(SIGPIPE, SIG_IGN);
+	batch_jobs = jobs;
+	batch_njobs = n;
+	cli_on_fatal_signal(stop_children);
 	double t0 = now();
 	int next = 0, printed = 0, running = 0;
 	int nok = 0, nfail = 0, nsalv = 0, first_fail = 0;
@@ -423,6 +442,8 @@ int batch_run(const batch_spec *spec, const batch_opts *o, char *const *inputs, 
 		printf("%d file%s: %d ok, %d failed, %d salvaged; %llu records, %.2f s\n", n,
 		       n == 1 ? "" : "s", nok, nfail, nsalv, (unsigned long long)total, secs);
 	cli_flush_stdout();
+	cli_on_fatal_signal(NULL);
+	batch_jobs = NULL;
 	for (int i = 0; i < n; i++) {
 		free(jobs[i].out);
 		free(jobs[i].text);

@@ -12,10 +12,44 @@
 
 const char *cli_prog = "heapfmt";
 
+/* SIGINT, SIGTERM, SIGHUP: the outputs' temporary files are removed, then
+ * the signal ends the program as it would have (the shell sees it killed).
+ * The disposition was reset on entry (SA_RESETHAND) and the signal is
+ * blocked until the handler returns, when the raised one takes effect. */
+static void (*volatile fatal_cleanup)(void);
+
+void cli_on_fatal_signal(void (*cleanup)(void))
+{
+	fatal_cleanup = cleanup;
+}
+
+static void on_fatal_signal(int sig)
+{
+	int e = errno;
+	hf_remove_partial_outputs();
+	if (fatal_cleanup)
+		fatal_cleanup();
+	raise(sig);
+	errno = e;
+}
+
 void cli_init(const char *prog)
 {
 	cli_prog = prog;
 	signal(SIGXFSZ, SIG_IGN);
+	static const int fatal[] = { SIGINT, SIGTERM, SIGHUP };
+	for (size_t i = 0; i < sizeof fatal / sizeof *fatal; i++) {
+		struct sigaction sa, old;
+		/* One ignored when the program started (a background job of a
+		 * script ignores SIGINT) stays ignored. */
+		if (sigaction(fatal[i], NULL, &old) != 0 || old.sa_handler == SIG_IGN)
+			continue;
+		memset(&sa, 0, sizeof sa);
+		sa.sa_handler = on_fatal_signal;
+		sigemptyset(&sa.sa_mask);
+		sa.sa_flags = SA_RESETHAND;
+		sigaction(fatal[i], &sa, NULL);
+	}
 	/* A standard descriptor that was closed (">&-") gets /dev/null opened
 	 * the wrong way round, so that using it still fails (EBADF) and no file
 	 * or pipe opened later takes its number. */

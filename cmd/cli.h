@@ -19,6 +19,11 @@ extern const char *cli_prog;
  * SIGXFSZ ignored, so that a file-size limit is a write error (EFBIG) with a
  * clean message instead of a silent kill. */
 void cli_init(const char *prog);
+/* A program's own cleanup for cli_init's handler of SIGINT, SIGTERM and
+ * SIGHUP, which removes the outputs' temporary files
+ * (hf_remove_partial_outputs) and then calls it: async-signal-safe calls
+ * only (unlink, rmdir). */
+void cli_on_fatal_signal(void (*cleanup)(void));
 /* What every program returns from main: rc, unless what it wrote on
  * standard output (a report, the help, a summary) could not all be written
  * (a full disk, a closed descriptor): then, if rc was a success, an error

@@ -121,19 +121,17 @@ static int parse(opts *o, int argc, char **argv)
 
 /* ---- inputs: a database as it is, a dump converted to a temporary one ---- */
 
-static char tmpdir[64];
+static char tmpdir[64], tmp_before[96], tmp_after[96];
 
+/* Async-signal-safe (cli_init's handler calls it too): the names were made
+ * with the directory. */
 static void remove_temporaries(void)
 {
 	if (!tmpdir[0])
 		return;
-	char p[96];
-	snprintf(p, sizeof p, "%s/before.db", tmpdir);
-	unlink(p);
-	snprintf(p, sizeof p, "%s/after.db", tmpdir);
-	unlink(p);
+	unlink(tmp_before);
+	unlink(tmp_after);
 	rmdir(tmpdir);
-	tmpdir[0] = 0;
 }
 
 static int is_database(const char *path)
@@ -162,6 +160,8 @@ static int prepare_input(const opts *o, const char *path, const char *which, cha
 			perror("heapdiff: cannot make a temporary directory");
 			return EXIT_IO;
 		}
+		snprintf(tmp_before, sizeof tmp_before, "%s/before.db", tmpdir);
+		snprintf(tmp_after, sizeof tmp_after, "%s/after.db", tmpdir);
 	}
 	snprintf(db, size, "%s/%s.db", tmpdir, which);
 	hf_error err;
@@ -374,6 +374,7 @@ static void print_text(const opts *o, const hf_diff *d)
 int main(int argc, char **argv)
 {
 	cli_init("heapdiff");
+	cli_on_fatal_signal(remove_temporaries);
 	opts o = { .top = 20, .objects = 10, .fail_bytes = -1, .fail_count = -1 };
 	o.globs = calloc((size_t)argc, sizeof *o.globs);
 	if (!o.globs)

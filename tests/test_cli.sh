@@ -1,7 +1,8 @@
 #!/bin/sh
 # Command-line manners of the HPROF converters and heapdb-analyze: --help with an example,
 # --version, exit codes, '-' for stdin/stdout, quiet when piped, no output
-# left behind on failure, an existing database kept without --force.
+# left behind on failure or when stopped by a signal, an existing database kept without
+# --force.
 # Usage: test_cli.sh TOOLS_DIR SAMPLE.hprof.gz
 set -u
 tools=$1
@@ -92,6 +93,55 @@ check "no database is left" test ! -e "$t/cut.db"
 check "no temporary file is left" sh -c "! ls -a '$t' | grep -q tmp-"
 check "truncated NDJSON to a file fails too" expect_rc 1 "$tools/hprof2ndjson" "$t/cut.hprof" "$t/cut.ndjson"
 check "and leaves no file" test ! -e "$t/cut.ndjson"
+# A run stopped by a signal (Ctrl-C, a CI job's timeout) removes its temporary
+# output and ends as killed by it. The input is a FIFO fed the dump's first
+# 64 KiB and then held open, so that the conversion waits halfway.
+feed() { # feed FIFO: in the background; the feeder's pid in $feeder
+	[ -p "$1" ] || mkfifo "$1"
+	sh -c "gzip -dc '$sample' | head -c 65536; exec sleep 60" >"$1" &
+	feeder=$!
+}
+stop_when_tmp() { # stop_when_tmp SIGNAL DIR PID: signals PID once DIR holds a temporary file; its exit status in $rc
+	n=0
+	while [ $n -lt 200 ] && ! ls -a "$2" | grep -q tmp-; do sleep 0.05; n=$((n + 1)); done
+	kill -s "$1" "$3"
+	wait "$3"
+	rc=$?
+}
+no_tmp_soon() { # no_tmp_soon DIR: no temporary file in DIR within 5 s
+	n=0
+	while [ $n -lt 100 ] && ls -a "$1" | grep -q tmp-; do sleep 0.05; n=$((n + 1)); done
+	! ls -a "$1" | grep -q tmp-
+}
+if command -v mkfifo >/dev/null; then
+	for c in "hprof2heapdb TERM 143" "hprof2ndjson HUP 129" "hprof2ndjson INT 130"; do
+		set -- $c
+		mkdir "$t/sig$1$2"
+		feed "$t/sig.fifo"
+		# A background job of a script ignores SIGINT, and so would the program.
+		if [ "$2" = INT ]; then
+			env --default-signal=INT "$tools/$1" "$t/sig.fifo" "$t/sig$1$2/out" 2>"$t/err" &
+		else
+			"$tools/$1" "$t/sig.fifo" "$t/sig$1$2/out" 2>"$t/err" &
+		fi
+		stop_when_tmp "$2" "$t/sig$1$2" $!
+		check "$1 stopped by SIG$2 ends as killed by it" test "$rc" = "$3"
+		check "and leaves no temporary file" no_tmp_soon "$t/sig$1$2"
+		check "nor an output" test ! -e "$t/sig$1$2/out"
+		kill "$feeder" 2>/dev/null
+	done
+	# A batch stopped stops its conversions, which remove their temporary outputs.
+	mkdir "$t/sigbatch"
+	feed "$t/sig1.fifo"
+	f1=$feeder
+	feed "$t/sig2.fifo"
+	"$tools/hprof2ndjson" -j 2 -o "$t/sigbatch" "$t/sig1.fifo" "$t/sig2.fifo" >/dev/null 2>&1 &
+	stop_when_tmp TERM "$t/sigbatch" $!
+	check "a batch stopped by SIGTERM ends as killed by it" test "$rc" = 143
+	check "and its conversions leave no temporary file" no_tmp_soon "$t/sigbatch"
+	kill "$f1" "$feeder" 2>/dev/null
+fi
+
 # A full disk: the formatting thread's write fails; the run says so and exits 3.
 if [ -w /dev/full ]; then
 	check "NDJSON to a full device is an I/O error" expect_rc 3 "$tools/hprof2ndjson" "$sample" /dev/full

@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <unistd.h>
 
-int hf_make_temp_beside(const char *path, char **tmp_out);
 
 static const hf_field node_analysis_fields[] = {
 	{ "identifier", HF_FIELD_ID, "the node's identifier", 0 },
@@ -189,10 +188,7 @@ static void tee_destroy(hf_sink *s, int success)
 		hf_sink_destroy(t->db, 0);
 	if (t->out)
 		hf_sink_destroy(t->out, success);
-	if (t->db_path) {
-		unlink(t->db_path);
-		free(t->db_path);
-	}
+	hf_temp_drop(&t->db_path);
 	for (size_t i = 0; i < t->nheld; i++) {
 		free(t->held[i].key);
 		free(t->held[i].value);

@@ -18,7 +18,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int hf_make_temp_beside(const char *path, char **tmp_out);
 
 /* ---- row batches ------------------------------------------------------------
  * Rows of one table gathered and inserted together, BATCH_ROWS at most: one
@@ -1214,8 +1213,7 @@ static hf_status db_finish(hf_sink *s, hf_error *err)
 	if (rename(w->tmp, w->path) != 0)
 		return hf_error_set(err, HF_ERR_IO, "cannot rename %s to %s: %s", w->tmp, w->path,
 		                    strerror(errno));
-	free(w->tmp);
-	w->tmp = NULL;
+	hf_temp_kept(&w->tmp);
 	return HF_OK;
 }
 
@@ -1247,10 +1245,7 @@ static void db_destroy(hf_sink *s, int success)
 	if (w->db)
 		sqlite3_close(w->db);
 	hf_dropbehind_stop(&w->behind);
-	if (w->tmp) {
-		unlink(w->tmp);
-		free(w->tmp);
-	}
+	hf_temp_drop(&w->tmp);
 	free(w->path);
 	free(w);
 }

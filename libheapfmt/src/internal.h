@@ -342,6 +342,13 @@ static inline void hf_queue_get(const uint8_t **p, void *out, size_t n)
 FILE *hf_tmpfile(void);
 const char *hf_tmpdir(void);
 int hf_tmpfd_in(const char *dir);
+/* An output's temporary file beside path ("<dir>/.<base>.tmp-XXXXXX", mode
+ * 0666 less the umask), open read-write; its name in *tmp_out, kept for
+ * hf_remove_partial_outputs until hf_temp_kept (renamed into place) or
+ * hf_temp_drop (unlinked); both free the name and set it NULL. */
+int hf_make_temp_beside(const char *path, char **tmp_out);
+void hf_temp_kept(char **tmp);
+void hf_temp_drop(char **tmp);
 
 /* ---- hf_writebehind: a large output file written behind (writebehind.c) ---
  * hf_writebehind_init(wb, fd) on the descriptor an output is written to;

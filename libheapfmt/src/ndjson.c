@@ -687,8 +687,7 @@ static hf_status nd_finish(hf_sink *s, hf_error *err)
 		if (rename(w->tmp, w->path) != 0)
 			return hf_error_set(err, HF_ERR_IO, "cannot rename %s to %s: %s", w->tmp,
 			                    w->path, strerror(errno));
-		free(w->tmp);
-		w->tmp = NULL;
+		hf_temp_kept(&w->tmp);
 	}
 	return HF_OK;
 }
@@ -706,9 +705,7 @@ static void nd_destroy(hf_sink *s, int success)
 	hf_map_free(&w->type_hash);
 	if (w->owns_fp && w->fp)
 		fclose(w->fp);
-	if (w->tmp)
-		unlink(w->tmp);
-	free(w->tmp);
+	hf_temp_drop(&w->tmp);
 	free(w->path);
 	hf_buf_free(&w->out->line);
 	free(w->out->vals);
@@ -749,9 +746,6 @@ hf_status hf_ndjson_sink_new(hf_sink **out, FILE *fp, hf_error *err)
 	*out = &w->sink;
 	return HF_OK;
 }
-
-/* Creates "<dir>/.<base>.tmp-XXXXXX" beside path; shared with heapdb.c. */
-int hf_make_temp_beside(const char *path, char **tmp_out);
 
 hf_status hf_ndjson_sink_open(hf_sink **out, const char *path, hf_error *err)
 {

@@ -2,18 +2,81 @@
  * renamed only when complete, so a failed or killed run never leaves a
  * half-written file at the output path.  The temporary file is created with
  * mode 0666 less the umask, as the output itself would be (mkstemp's 0600
- * would make every converted file private to its owner). */
+ * would make every converted file private to its owner).  While it is
+ * written its name is kept where hf_remove_partial_outputs, called from a
+ * program's signal handler, can remove it: an interrupted run (Ctrl-C, a
+ * CI job's timeout) leaves no hidden half-written file either. */
 #define _GNU_SOURCE   /* mkostemp */
 #include "internal.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
 
-int hf_make_temp_beside(const char *path, char **tmp_out);
+/* The temporary outputs being written, for the signal handler: a slot is
+ * free (0), being filled (1) or holds a name (2).  The names are copies in
+ * static memory, which no free() can pull from under a handler that runs
+ * on another thread.  A name past PATH_MAX, or past LIVE_MAX outputs at
+ * once, is not kept: that file stays behind when a signal kills the run. */
+#define LIVE_MAX 16
+static atomic_int live_state[LIVE_MAX];
+static char live_name[LIVE_MAX][PATH_MAX];
+
+static void live_add(const char *name)
+{
+	size_t n = strlen(name);
+	if (n >= PATH_MAX)
+		return;
+	for (int i = 0; i < LIVE_MAX; i++) {
+		int expect = 0;
+		if (atomic_compare_exchange_strong(&live_state[i], &expect, 1)) {
+			memcpy(live_name[i], name, n + 1);
+			atomic_store(&live_state[i], 2);
+			return;
+		}
+	}
+}
+
+static void live_remove(const char *name)
+{
+	for (int i = 0; i < LIVE_MAX; i++) {
+		int expect = 2;
+		if (atomic_load(&live_state[i]) == 2 && strcmp(live_name[i], name) == 0 &&
+		    atomic_compare_exchange_strong(&live_state[i], &expect, 0))
+			return;
+	}
+}
+
+/* Async-signal-safe: atomic loads and unlink(2). */
+void hf_remove_partial_outputs(void)
+{
+	for (int i = 0; i < LIVE_MAX; i++)
+		if (atomic_load(&live_state[i]) == 2)
+			unlink(live_name[i]);
+}
+
+void hf_temp_kept(char **tmp)
+{
+	if (*tmp)
+		live_remove(*tmp);
+	free(*tmp);
+	*tmp = NULL;
+}
+
+void hf_temp_drop(char **tmp)
+{
+	if (*tmp) {
+		unlink(*tmp);
+		live_remove(*tmp);
+	}
+	free(*tmp);
+	*tmp = NULL;
+}
 
 int hf_make_temp_beside(const char *path, char **tmp_out)
 {
@@ -51,6 +114,7 @@ int hf_make_temp_beside(const char *path, char **tmp_out)
 		errno = e;
 		return -1;
 	}
+	live_add(tmp);
 	*tmp_out = tmp;
 	return fd;
 }

@@ -38,7 +38,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int hf_make_temp_beside(const char *path, char **tmp_out);
 
 void hf_v8_export_options_init(hf_v8_export_options *opt)
 {
@@ -1141,8 +1140,9 @@ out:
 		if (!st && rename(tmp, out_path) != 0)
 			st = hf_error_set(err, HF_ERR_IO, "cannot rename %s to %s: %s", tmp, out_path, strerror(errno));
 		if (st)
-			unlink(tmp);
-		free(tmp);
+			hf_temp_drop(&tmp);
+		else
+			hf_temp_kept(&tmp);
 	}
 	sqlite3_finalize(x->q_class);
 	sqlite3_finalize(x->q_load);

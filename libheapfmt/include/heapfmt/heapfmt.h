@@ -244,6 +244,13 @@ typedef struct hf_heapdb_options {
 HF_API hf_status hf_heapdb_sink_open(hf_sink **out, const char *path,
                               const hf_heapdb_options *opt, hf_error *err);
 
+/* Removes the temporary files of the outputs being written (those of
+ * hf_ndjson_sink_open, hf_heapdb_sink_open and the other writers to a path,
+ * until they are renamed into place or dropped).  Async-signal-safe: for a
+ * program's handler of SIGINT or SIGTERM, so that an interrupted run leaves
+ * nothing behind; the writers themselves still hold the files open. */
+HF_API void hf_remove_partial_outputs(void);
+
 /* ---- readers ------------------------------------------------------------ */
 
 typedef void (*hf_progress_fn)(void *ctx, uint64_t done, uint64_t total);
