@@ -365,6 +365,27 @@ int batch_run(const batch_spec *spec, const batch_opts *o, char *const *inputs, 
 				rc = EXIT_USAGE;
 			}
 	}
+	/* An output that is one of the inputs (an existing file): that input
+	 * would be replaced, before or while it is converted (the inodes, as
+	 * cli_refuse_output_over_input compares them, each file stat'ed once). */
+	struct stat *ins = rc == EXIT_OK ? calloc((size_t)n, sizeof *ins) : NULL;
+	for (int i = 0; ins && i < n; i++)
+		if (stat(inputs[i], &ins[i]) != 0)
+			memset(&ins[i], 0, sizeof ins[i]);
+	for (int i = 0; ins && i < n && rc == EXIT_OK; i++) {
+		struct stat so;
+		if (lstat(jobs[i].out, &so) != 0 || !S_ISREG(so.st_mode))
+			continue;
+		for (int k = 0; k < n && rc == EXIT_OK; k++)
+			if (ins[k].st_ino == so.st_ino && ins[k].st_dev == so.st_dev &&
+			    cli_refuse_output_over_input(inputs[k], jobs[i].out))
+				rc = EXIT_USAGE;
+	}
+	if (rc == EXIT_OK && !ins) {
+		fprintf(stderr, "%s: out of memory\n", cli_prog);
+		rc = EXIT_NOMEM;
+	}
+	free(ins);
 	if (rc != EXIT_OK) {
 		for (int i = 0; i < n; i++)
 			free(jobs[i].out);

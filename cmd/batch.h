@@ -23,8 +23,8 @@
  * Exit status: 0 when every file converted; else the status of the first
  * file (in input order) that failed; 5 when none failed but some were
  * salvaged (--salvage); 2 for a usage error found before starting (no input,
- * '-' as an input, two inputs that would write the same output); 3 when DIR
- * cannot be created. */
+ * '-' as an input, two inputs that would write the same output, an output
+ * that is one of the inputs); 3 when DIR cannot be created. */
 #ifndef HF_BATCH_H
 #define HF_BATCH_H
 #include "cli.h"

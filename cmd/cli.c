@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 const char *cli_prog = "heapfmt";
@@ -57,6 +58,26 @@ void cli_init(const char *prog)
 		if (fcntl(fd, F_GETFD) < 0 && errno == EBADF &&
 		    open("/dev/null", fd == 0 ? O_WRONLY : O_RDONLY) < 0)
 			break;
+}
+
+/* An output is written under a temporary name and renamed over its path,
+ * so an output path that is the input's own directory entry would replace
+ * the dump being converted (a slip of the fingers, a script's variable).
+ * Its inode is compared: lstat for the output, since renaming over a
+ * symbolic link replaces the link and not the file it names. */
+int cli_refuse_output_over_input(const char *in, const char *out)
+{
+	struct stat so, si;
+	if (!in || !out || !strcmp(out, "-") || lstat(out, &so) != 0 || !S_ISREG(so.st_mode))
+		return 0;
+	if (strcmp(in, "-") ? stat(in, &si) != 0 : fstat(STDIN_FILENO, &si) != 0)
+		return 0;
+	if (so.st_dev != si.st_dev || so.st_ino != si.st_ino)
+		return 0;
+	/* One line, no "Try --help": a batch's summary quotes the last. */
+	fprintf(stderr, "%s: the output %s is the input%s%s; it would be replaced (name another output)\n",
+	        cli_prog, out, strcmp(in, "-") ? " " : "", strcmp(in, "-") ? in : " (standard input)");
+	return 1;
 }
 
 /* The error of the first flush of standard output that failed. */

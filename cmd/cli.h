@@ -24,6 +24,10 @@ void cli_init(const char *prog);
  * (hf_remove_partial_outputs) and then calls it: async-signal-safe calls
  * only (unlink, rmdir). */
 void cli_on_fatal_signal(void (*cleanup)(void));
+/* Whether the output path (renamed into place) is the input file itself
+ * (in may be "-", standard input): if so, says so in one line on stderr,
+ * and the program exits with EXIT_USAGE. */
+int cli_refuse_output_over_input(const char *in, const char *out);
 /* What every program returns from main: rc, unless what it wrote on
  * standard output (a report, the help, a summary) could not all be written
  * (a full disk, a closed descriptor): then, if rc was a success, an error

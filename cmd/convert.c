@@ -82,6 +82,8 @@ static int convert_one(void *ctx, const char *in, const char *out, uint64_t *rec
 	const conv_args *c = ctx;
 	hf_error err;
 	hf_sink *sink;
+	if (cli_refuse_output_over_input(in, out))
+		return EXIT_USAGE;
 	hf_status st = open_sink(c, out, &sink, &err);
 	if (st) {
 		cli_report(NULL, &err);

@@ -69,6 +69,8 @@ static int run(int argc, char **argv)
 		cli_usage_error("a database cannot be read from standard input; name the file");
 		return EXIT_USAGE;
 	}
+	if (nargs > 1 && cli_refuse_output_over_input(args[0], args[1]))
+		return EXIT_USAGE;
 	cli_progress pr;
 	cli_progress_init(&pr, progress_mode);
 	opt.progress = cli_progress_cb;

@@ -93,6 +93,27 @@ check "no database is left" test ! -e "$t/cut.db"
 check "no temporary file is left" sh -c "! ls -a '$t' | grep -q tmp-"
 check "truncated NDJSON to a file fails too" expect_rc 1 "$tools/hprof2ndjson" "$t/cut.hprof" "$t/cut.ndjson"
 check "and leaves no file" test ! -e "$t/cut.ndjson"
+# An output path that is the input itself would replace the dump: refused,
+# with --force too, and through standard input; a symbolic link as the
+# output is replaced, not the file it names.
+gzip -dc "$sample" >"$t/self.hprof"
+cp "$t/self.hprof" "$t/self.orig"
+check "an output that is the input is a usage error" expect_rc 2 "$tools/hprof2ndjson" "$t/self.hprof" "$t/self.hprof"
+check "saying so" grep -q "is the input" "$t/err"
+check "also spelled another way, to a database, with --force" expect_rc 2 "$tools/hprof2heapdb" --force "$t/self.hprof" "$t/./self.hprof"
+check "also read from standard input" expect_rc 2 sh -c "'$tools/hprof2ndjson' - '$t/self.hprof' <'$t/self.hprof'"
+check "and the dump is as it was" cmp -s "$t/self.hprof" "$t/self.orig"
+ln -s self.hprof "$t/selflink"
+check "a symbolic link to the input as the output" expect_rc 0 "$tools/hprof2ndjson" "$t/self.hprof" "$t/selflink"
+check "is replaced by the output" sh -c "test ! -L '$t/selflink' && head -1 '$t/selflink' | grep -q version_major"
+check "and the dump is still as it was" cmp -s "$t/self.hprof" "$t/self.orig"
+mkdir "$t/selfb"
+cp "$t/self.orig" "$t/selfb/a.hprof"
+cp "$t/self.orig" "$t/selfb/a.ndjson"
+check "a batch whose output would be one of its inputs is a usage error" \
+	expect_rc 2 "$tools/hprof2ndjson" -o "$t/selfb" "$t/selfb/a.hprof" "$t/selfb/a.ndjson"
+check "which converts nothing" cmp -s "$t/selfb/a.ndjson" "$t/self.orig"
+
 # A run stopped by a signal (Ctrl-C, a CI job's timeout) removes its temporary
 # output and ends as killed by it. The input is a FIFO fed the dump's first
 # 64 KiB and then held open, so that the conversion waits halfway.
