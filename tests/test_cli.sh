@@ -67,6 +67,14 @@ check "a record field named rowid" expect_rc 0 "$tools/ndjson2heapdb" "$t/rowid.
 check "keeps the records' order" test "$("$tools/heapdb2ndjson" "$t/rowid.db" - |
 	sed -n 's/.*"v":"\([a-z]*\)".*/\1/p' | tr '\n' ' ')" = "first second third "
 
+# A UTF-8 byte order mark before the first line (as Windows tools write) is
+# skipped; one anywhere else is not JSON.
+{ printf '\357\273\277'; cat "$t/rowid.ndjson"; } >"$t/bom.ndjson"
+check "NDJSON after a byte order mark" expect_rc 0 "$tools/ndjson2heapdb" "$t/bom.ndjson" "$t/bom.db"
+check "gives the same records" test "$("$tools/heapdb2ndjson" "$t/bom.db" - | grep -c '"record":"x.ev"')" = 3
+{ head -1 "$t/rowid.ndjson"; printf '\357\273\277'; tail -n +2 "$t/rowid.ndjson"; } >"$t/bom2.ndjson"
+check "one before the second line is an error" expect_rc 1 "$tools/ndjson2heapdb" "$t/bom2.ndjson" "$t/bom2.db"
+
 check "heapdb2heapsnapshot --dump past the last dump is a usage error" \
 	expect_rc 2 "$tools/heapdb2heapsnapshot" --dump=3 "$t/rowid.db" "$t/hs.json"
 check "and writes no snapshot" test ! -e "$t/hs.json"

@@ -80,7 +80,8 @@ static void test_utf16(void)
 			break;
 		}
 	}
-	/* The four-at-a-time ASCII path of UTF-16, both byte orders, against a
+	/* The eight-at-a-time (SSE2) or four-at-a-time ASCII path of UTF-16,
+	 * both byte orders, against a
 	 * unit-by-unit encoding: mostly ASCII, some NULs, two- and three-byte
 	 * characters and surrogate pairs (whole, split or lone). */
 	uint8_t u16[2][128];

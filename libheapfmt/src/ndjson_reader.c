@@ -165,6 +165,19 @@ static hf_status next_line(reader *r, const char **line, size_t *len)
 	r->consume = 0;
 	hf_buf_reset(&r->longline);
 	r->line_off = hf_input_offset(r->in);
+	if (r->line_off == 0) {
+		/* A UTF-8 byte order mark before the first line (Windows editors
+		 * and PowerShell write one): skipped, as RFC 8259 lets a parser. */
+		const uint8_t *p;
+		size_t avail;
+		hf_status s = hf_input_peek(r->in, 3, &p, &avail, r->err);
+		if (s)
+			return s;
+		if (avail >= 3 && !memcmp(p, "\xEF\xBB\xBF", 3)) {
+			hf_input_consume(r->in, 3);
+			r->line_off = 3;
+		}
+	}
 	size_t want = 1 << 16;
 	size_t scanned = 0;
 	for (;;) {
