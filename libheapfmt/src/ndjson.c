@@ -775,16 +775,15 @@ hf_status hf_ndjson_sink_open(hf_sink **out, const char *path, hf_error *err)
 		                    strerror(errno));
 	FILE *fp = fdopen(fd, "wb");
 	if (!fp) {
+		int e = errno;
 		close(fd);
-		unlink(tmp);
-		free(tmp);
-		return hf_error_set(err, HF_ERR_IO, "cannot open %s: %s", path, strerror(errno));
+		hf_temp_drop(&tmp);
+		return hf_error_set(err, HF_ERR_IO, "cannot open %s: %s", path, strerror(e));
 	}
 	hf_status st = hf_ndjson_sink_new(out, fp, err);
 	if (st != HF_OK) {
 		fclose(fp);
-		unlink(tmp);
-		free(tmp);
+		hf_temp_drop(&tmp);
 		return st;
 	}
 	ndjson *w = (*out)->impl;
