@@ -122,6 +122,26 @@ check "a batch whose output would be one of its inputs is a usage error" \
 	expect_rc 2 "$tools/hprof2ndjson" -o "$t/selfb" "$t/selfb/a.hprof" "$t/selfb/a.ndjson"
 check "which converts nothing" cmp -s "$t/selfb/a.ndjson" "$t/self.orig"
 
+# --salvage of a gzip file cut short (the stream fails, it does not end)
+# keeps what the same bytes give through a pipe, which end instead: before,
+# a look ahead past the damage (a class dump's, the size model's, the DDM
+# shape's) lost the whole heap dump, or every chunk.
+for c in 400000 550000 640000; do
+	head -c $c "$sample" >"$t/cutz.gz"
+	check "--salvage of a dump's gzip cut at $c exits 5" expect_rc 5 "$tools/hprof2ndjson" --salvage "$t/cutz.gz" "$t/cutz.ndjson"
+	gzip -dc "$t/cutz.gz" 2>/dev/null | "$tools/hprof2ndjson" --salvage - "$t/cutp.ndjson" 2>/dev/null
+	check "with the records the same bytes give through a pipe" \
+		test "$(grep -vc '"heapfmt\.\|"crtime"\|"target_file"' "$t/cutz.ndjson")" = "$(grep -vc '"heapfmt\.\|"crtime"\|"target_file"' "$t/cutp.ndjson")"
+done
+chunks="$(dirname "$sample")/../fuzz/ddm/stream-chunks"
+if [ -f "$chunks" ]; then
+	gzip -c "$chunks" | head -c 3000 >"$t/cutd.gz"
+	check "--salvage of a DDM stream's gzip cut short exits 5" expect_rc 5 "$tools/hpsg2ndjson" --salvage "$t/cutd.gz" "$t/cutd.ndjson"
+	gzip -dc "$t/cutd.gz" 2>/dev/null | "$tools/hpsg2ndjson" --salvage - "$t/cutdp.ndjson" 2>/dev/null
+	check "with the chunks the same bytes give through a pipe" \
+		test "$(grep -c '"ddm\.' "$t/cutd.ndjson")" = "$(grep -c '"ddm\.' "$t/cutdp.ndjson")"
+fi
+
 # A run stopped by a signal (Ctrl-C, a CI job's timeout) removes its temporary
 # output and ends as killed by it. The input is a FIFO fed the dump's first
 # 64 KiB and then held open, so that the conversion waits halfway.

@@ -1283,7 +1283,9 @@ static hf_ddm_shape sniff(stream *s, hf_status *st)
 {
 	const uint8_t *p;
 	size_t avail;
-	*st = hf_input_peek(s->in, SNIFF_WINDOW, &p, &avail, s->err);
+	/* Damage within the window (a gzip stream cut short) is met later, by
+	 * the reading, after what comes before it. */
+	*st = hf_input_peek_some(s->in, SNIFF_WINDOW, &p, &avail, s->err);
 	if (*st)
 		return HF_DDM_SHAPE_AUTO;
 	int whole = avail < SNIFF_WINDOW;

@@ -1038,7 +1038,7 @@ static int sniff_model(reader *r, heap_ctx *h, unsigned sub, unsigned oop)
 	size_t avail;
 	hf_error ignored;
 	memset(&ignored, 0, sizeof ignored);
-	if (hf_input_peek(r->in, SNIFF_WINDOW, &p, &avail, &ignored) || I != 8)
+	if (hf_input_peek_some(r->in, SNIFF_WINDOW, &p, &avail, &ignored) || I != 8)
 		return -1;
 	if (avail > SNIFF_WINDOW)  /* a peek may give more than asked */
 		avail = SNIFF_WINDOW;
@@ -2601,8 +2601,10 @@ static hf_status class_dump(reader *r, heap_ctx *h, uint64_t start)
 	hf_status st;
 	class_shape k;
 	for (;;) {
+		/* Damage further on (a gzip stream cut short) is met by the sub-
+		 * records before it first: only what this class dump needs. */
 		want = h->left < ((uint64_t)4 << 20) ? h->left : ((uint64_t)4 << 20);
-		if ((st = hf_input_peek(r->in, (size_t)want, &p, &avail, r->err)))
+		if ((st = hf_input_peek_some(r->in, (size_t)want, &p, &avail, r->err)))
 			return st;
 		int cut = avail >= h->left; /* by the record's end (wrap looks further) */
 		if (avail > h->left)
@@ -2614,8 +2616,15 @@ static hf_status class_dump(reader *r, heap_ctx *h, uint64_t start)
 	}
 	if (st)
 		return st;
+	if (k.bad == SHAPE_SHORT && avail < want) {
+		/* The input's own failure there, if it failed rather than ended. */
+		if ((st = hf_input_peek(r->in, (size_t)want, &p, &avail, r->err)))
+			return st;
+		return fail(r, HF_ERR_TRUNCATED, start, h->tag, SUB_CLASS_DUMP,
+		            "the file ends inside this class dump");
+	}
 	if (k.bad == SHAPE_SHORT)
-		return fail(r, avail < want ? HF_ERR_TRUNCATED : HF_ERR_FORMAT, start, h->tag, SUB_CLASS_DUMP,
+		return fail(r, HF_ERR_FORMAT, start, h->tag, SUB_CLASS_DUMP,
 		            "the class dump runs past the end of its record");
 	if (k.bad == SHAPE_BAD_TYPE) {
 		static const char *const list[] = { "constant-pool entry", "static field", "instance field" };
@@ -3119,10 +3128,10 @@ static hf_status wrap_at(reader *r, heap_ctx *h, uint64_t n, bool between)
 	if (h->left <= WRAP_LOOK) {
 		const uint8_t *p;
 		size_t avail;
-		if ((st = hf_input_peek(r->in, (size_t)h->left + 1, &p, &avail, r->err)))
+		if ((st = hf_input_peek_some(r->in, (size_t)h->left + 1, &p, &avail, r->err)))
 			return st;
 		if (avail <= h->left)
-			return HF_OK; /* the input ends there, or before */
+			return HF_OK; /* the input ends (or fails) there, or before */
 		if ((between && !sub_name(p[h->left])) || reads_as_record(r, (size_t)h->left, false))
 			return HF_OK;
 	}

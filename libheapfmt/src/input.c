@@ -530,6 +530,24 @@ hf_status hf_input_peek(hf_input *in, size_t want, const uint8_t **p,
 	return HF_OK;
 }
 
+hf_status hf_input_peek_some(hf_input *in, size_t want, const uint8_t **p,
+                             size_t *avail, hf_error *err)
+{
+	hf_error e;
+	memset(&e, 0, sizeof e);
+	hf_status st = hf_input_peek(in, want, p, avail, &e);
+	if (st == HF_OK)
+		return HF_OK;
+	if (st == HF_ERR_NOMEM) {
+		if (err)
+			*err = e;
+		return st;
+	}
+	/* What came before the failure stays in the window: a peek of one
+	 * byte gives it without reading (or meets the failure again). */
+	return hf_input_peek(in, 1, p, avail, err);
+}
+
 void hf_input_consume(hf_input *in, size_t n)
 {
 	size_t have = in->end - in->start;

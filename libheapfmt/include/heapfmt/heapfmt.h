@@ -95,6 +95,13 @@ HF_API void hf_input_close(hf_input *in);
 #define HF_INPUT_MAX_PEEK ((size_t)64 << 20)
 HF_API hf_status hf_input_peek(hf_input *in, size_t want, const uint8_t **p,
                         size_t *avail, hf_error *err);
+/* For a look ahead that can do with less: as hf_input_peek, but when the
+ * input fails (a gzip stream cut short, a read error) after some bytes, it
+ * gives those (*avail < want, as at the end of the input) and keeps the
+ * failure for the next peek that needs more; the error only when no byte
+ * is left before it. */
+HF_API hf_status hf_input_peek_some(hf_input *in, size_t want, const uint8_t **p,
+                             size_t *avail, hf_error *err);
 HF_API void hf_input_consume(hf_input *in, size_t n);
 /* Starts again from the first byte (regular files, gzip files, memory);
  * HF_ERR_UNSUPPORTED for pipes and terminals. */
