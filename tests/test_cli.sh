@@ -191,6 +191,13 @@ if command -v mkfifo >/dev/null; then
 	kill "$f1" "$feeder" 2>/dev/null
 fi
 
+# A database that cannot be written (here a file-size limit; a full disk
+# the same): exit 3, naming the output and where SQLite's temporary files go.
+check "a database past a file-size limit is an I/O error" \
+	expect_rc 3 sh -c "ulimit -f 400; exec '$tools/hprof2heapdb' '$sample' '$t/fsz.db'"
+check "which names the database" grep -q "cannot write $t/fsz.db or SQLite's temporary files in " "$t/err"
+check "and leaves nothing" sh -c "! ls -a '$t' | grep -q 'fsz.db'"
+
 # A full disk: the formatting thread's write fails; the run says so and exits 3.
 if [ -w /dev/full ]; then
 	check "NDJSON to a full device is an I/O error" expect_rc 3 "$tools/hprof2ndjson" "$sample" /dev/full

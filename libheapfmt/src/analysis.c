@@ -195,6 +195,12 @@ static hf_status an_nomem(an *a)
 static hf_status an_sqlfail(an *a, const char *what)
 {
 	int code = sqlite3_errcode(a->db);
+	if (code == SQLITE_FULL || code == SQLITE_IOERR) {
+		int sys = sqlite3_system_errno(a->db);
+		return hf_error_set(a->err, HF_ERR_IO,
+		                    "analysis: cannot write the database or SQLite's temporary files in %s: %s",
+		                    hf_tmpdir(), sys ? strerror(sys) : sqlite3_errmsg(a->db));
+	}
 	return hf_error_set(a->err, code == SQLITE_NOMEM ? HF_ERR_NOMEM : HF_ERR_IO,
 	                    "analysis: SQLite: %s: %s", what, sqlite3_errmsg(a->db));
 }

@@ -154,19 +154,46 @@ static const struct {
 	  " PRIMARY KEY (dest, dump, source, seq)" },
 };
 
-static hf_status db_fail(heapdb *w, hf_error *err, const char *what)
+/* A write that failed (a full disk, a file-size limit, an I/O error): the
+ * database or SQLite's temporary files, which it keeps in TMPDIR (sorting,
+ * CREATE INDEX), with the system's reason when SQLite has it. */
+static hf_status db_write_fail(heapdb *w, hf_error *err, int code)
+{
+	int sys = sqlite3_system_errno(w->db);
+	return hf_error_set(err, HF_ERR_IO, "cannot write %s or SQLite's temporary files in %s: %s",
+	                    w->path ? w->path : w->tmp, hf_tmpdir(),
+	                    sys ? strerror(sys) : sqlite3_errstr(code));
+}
+
+/* A failed call that returned rc (0: the connection's last error). */
+static hf_status db_fail_rc(heapdb *w, hf_error *err, const char *what, int rc)
 {
 	int code = sqlite3_errcode(w->db);
-	hf_status st = (code == SQLITE_FULL || code == SQLITE_IOERR || code == SQLITE_CANTOPEN)
-	                       ? HF_ERR_IO : (code == SQLITE_NOMEM ? HF_ERR_NOMEM : HF_ERR_IO);
-	return hf_error_set(err, st, "SQLite: %s: %s", what, sqlite3_errmsg(w->db));
+	/* sqlite3_db_cacheflush returns its error without making it the
+	 * connection's ("not an error"). */
+	if (rc && (code == SQLITE_OK || code == SQLITE_DONE || code == SQLITE_ROW))
+		code = rc;
+	if ((code & 0xFF) == SQLITE_FULL || (code & 0xFF) == SQLITE_IOERR)
+		return db_write_fail(w, err, code);
+	hf_status st = (code & 0xFF) == SQLITE_NOMEM ? HF_ERR_NOMEM : HF_ERR_IO;
+	return hf_error_set(err, st, "SQLite: %s: %s", what,
+	                    code == sqlite3_errcode(w->db) ? sqlite3_errmsg(w->db) : sqlite3_errstr(code));
+}
+
+static hf_status db_fail(heapdb *w, hf_error *err, const char *what)
+{
+	return db_fail_rc(w, err, what, 0);
 }
 
 static hf_status exec(heapdb *w, const char *sql, hf_error *err)
 {
 	char *msg = NULL;
-	if (sqlite3_exec(w->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-		hf_status st = hf_error_set(err, HF_ERR_IO, "SQLite: %s", msg ? msg : "error");
+	int rc = sqlite3_exec(w->db, sql, NULL, NULL, &msg);
+	if (rc != SQLITE_OK) {
+		hf_status st = (rc & 0xFF) == SQLITE_FULL || (rc & 0xFF) == SQLITE_IOERR
+		                       ? db_write_fail(w, err, rc)
+		                       : hf_error_set(err, (rc & 0xFF) == SQLITE_NOMEM ? HF_ERR_NOMEM : HF_ERR_IO,
+		                                      "SQLite: %s", msg ? msg : sqlite3_errstr(rc));
 		sqlite3_free(msg);
 		return st;
 	}
@@ -1144,8 +1171,9 @@ static hf_status db_finish(hf_sink *s, hf_error *err)
 		return st;
 	/* The loading cache's dirty pages written (they would be, one at a time,
 	 * as later work needs pages) so that the smaller cache can free them. */
-	if (sqlite3_db_cacheflush(w->db) != SQLITE_OK)
-		return db_fail(w, err, "writing the page cache");
+	int rc = sqlite3_db_cacheflush(w->db);
+	if (rc != SQLITE_OK)
+		return db_fail_rc(w, err, "writing the page cache", rc);
 	if ((st = exec(w, "PRAGMA cache_size=-8192", err)))
 		return st;
 	release_free_memory();

@@ -457,8 +457,8 @@ hf_status hf_rowsort_spill(hf_rowsort *s, hf_error *err)
 {
 	hf_worker_wait(&s->worker);
 	if (s->werr)
-		return hf_error_set(err, HF_ERR_IO, "cannot write the temporary file of an index: %s",
-		                    strerror(s->werr));
+		return hf_error_set(err, HF_ERR_IO, "cannot write the temporary file of an index in %s (TMPDIR): %s",
+		                    hf_tmpdir(), strerror(s->werr));
 	if (!s->nfill)
 		return HF_OK;
 	if (s->nruns + 1 >= s->caprun && !grow_runs(s))
@@ -569,8 +569,8 @@ hf_status hf_rowsort_finish(hf_rowsort *s, hf_error *err)
 	hf_worker_stop(&s->worker);
 	s->threaded = false;
 	if (s->werr)
-		return hf_error_set(err, HF_ERR_IO, "cannot write the temporary file of an index: %s",
-		                    strerror(s->werr));
+		return hf_error_set(err, HF_ERR_IO, "cannot write the temporary file of an index in %s (TMPDIR): %s",
+		                    hf_tmpdir(), strerror(s->werr));
 	/* The sorting buffers go; the merge reads RAW_BYTES of each run at a
 	 * time. */
 	free(s->work);
