@@ -126,6 +126,16 @@ void cli_report(const char *input, const hf_error *err)
 		fprintf(stderr, "%s: %s\n", cli_prog, line);
 }
 
+void cli_report_about(const char *path, const hf_error *err)
+{
+	char line[512];
+	hf_error_format(err, line, sizeof line);
+	if (strstr(line, path))
+		fprintf(stderr, "%s: %s\n", cli_prog, line);
+	else
+		fprintf(stderr, "%s: %s: %s\n", cli_prog, path, line);
+}
+
 void cli_usage_error(const char *fmt, ...)
 {
 	va_list ap;

@@ -38,6 +38,8 @@ void cli_flush_stdout(void);
 int cli_exit_code(hf_status st);
 /* Prints "prog: input: offset N (TAG): message" on stderr. */
 void cli_report(const char *input, const hf_error *err);
+/* The error of work on one file (a database): one line that names it. */
+void cli_report_about(const char *path, const hf_error *err);
 void cli_usage_error(const char *fmt, ...)
 #if defined(__GNUC__)
 	__attribute__((format(printf, 1, 2)))

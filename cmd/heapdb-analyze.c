@@ -36,7 +36,7 @@ static int run(int argc, char **argv)
 	const char *v;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
-		if (only_args || a[0] != '-') {
+		if (only_args || a[0] != '-' || !strcmp(a, "-")) {
 			if (path) {
 				cli_usage_error("too many arguments");
 				return EXIT_USAGE;
@@ -66,11 +66,15 @@ static int run(int argc, char **argv)
 		cli_usage_error("needs a heap database");
 		return EXIT_USAGE;
 	}
+	if (!strcmp(path, "-")) {
+		cli_usage_error("a database cannot be read from standard input; name the file");
+		return EXIT_USAGE;
+	}
 	hf_analysis_stats s;
 	hf_error err;
 	hf_status st = hf_heapdb_analyze(path, &opt, &s, &err);
 	if (st) {
-		cli_report(NULL, &err);
+		cli_report_about(path, &err);
 		return cli_exit_code(st);
 	}
 	if (stats_out)

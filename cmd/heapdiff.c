@@ -68,7 +68,7 @@ static int parse(opts *o, int argc, char **argv)
 		const char *a = argv[i], *v;
 		int missing = 0, c;
 		long long n = 0;
-		if (only_args || a[0] != '-') {
+		if (only_args || a[0] != '-' || !strcmp(a, "-")) {
 			if (o->nargs == 2) {
 				cli_usage_error("too many arguments");
 				return EXIT_USAGE;

@@ -419,5 +419,20 @@ check "not a record table" test "$(sqlite3 "$t/na.db" \
 check "a DDM database has no GC roots" sh -c "sqlite3 '$t/d.db' 'CREATE TABLE node(x); CREATE TABLE edge(y)'"
 check "heapdb-analyze refuses it (exit 1)" expect_rc 1 "$tools/$p" "$t/d.db"
 check "the error names what is missing" grep -q "hprof_gc_root" "$t/err"
+check "and the database" grep -q "$t/d.db" "$t/err"
+check "standard input is a usage error" expect_rc 2 "$tools/$p" -
+
+# A damaged database (cut short) is bad input, exit 1, for every reader of one.
+head -c 65536 "$t/s.db" >"$t/cutdb.db"
+for c in "heapdb-analyze" "heapdb2ndjson - -" "heapdb2heapsnapshot - /dev/null" "heapdiff - $t/s.db"; do
+	set -- $c
+	prog=$1; shift
+	cp "$t/cutdb.db" "$t/cutdb2.db"
+	args=$(echo "$*" | sed "s|^-|$t/cutdb2.db|")
+	check "$prog of a damaged database exits 1" expect_rc 1 "$tools/$prog" ${args:-"$t/cutdb2.db"}
+done
+# heapdiff takes a dump from standard input too.
+check "heapdiff - (a dump on standard input)" expect_rc 0 sh -c "gzip -dc '$sample' | '$tools/heapdiff' - '$t/s.db'"
+check "finds no difference" grep -q "(+0)" "$t/out"
 echo "test_cli: $fails failed"
 [ "$fails" = 0 ]

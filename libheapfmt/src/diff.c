@@ -16,7 +16,12 @@ typedef struct differ {
 
 static hf_status sql_error(differ *d, const char *what)
 {
-	return hf_error_set(d->err, HF_ERR_IO, "SQLite: %s: %s", what, sqlite3_errmsg(d->db));
+	int code = sqlite3_errcode(d->db) & 0xFF;
+	/* A damaged database is bad input, as a damaged dump is. */
+	return hf_error_set(d->err, code == SQLITE_NOMEM ? HF_ERR_NOMEM
+	                            : code == SQLITE_CORRUPT || code == SQLITE_NOTADB ? HF_ERR_FORMAT
+	                            : HF_ERR_IO,
+	                    "SQLite: %s: %s", what, sqlite3_errmsg(d->db));
 }
 
 static hf_status exec(differ *d, const char *sql)
@@ -58,7 +63,10 @@ static hf_status attach(differ *d, const char *path, const char *schema)
 	int rc = sqlite3_exec(d->db, sql, NULL, NULL, NULL);
 	sqlite3_free(sql);
 	if (rc != SQLITE_OK)
-		return hf_error_set(d->err, HF_ERR_IO, "%s: cannot open: %s", path, sqlite3_errmsg(d->db));
+		return hf_error_set(d->err,
+		                    (rc & 0xFF) == SQLITE_CORRUPT || (rc & 0xFF) == SQLITE_NOTADB ? HF_ERR_FORMAT
+		                                                                                : HF_ERR_IO,
+		                    "%s: cannot open: %s", path, sqlite3_errmsg(d->db));
 	/* Reading the schema is what tells a database from another file. */
 	char q[96];
 	snprintf(q, sizeof q, "SELECT count(*) FROM %s.sqlite_schema", schema);

@@ -129,16 +129,17 @@ static hf_status prep(exp *x, sqlite3_stmt **q, const char *sql)
 	return HF_OK;
 }
 
+/* 1 or 0; -1 when the schema cannot be read (a damaged file: db_fail). */
 static int has_table(exp *x, const char *name)
 {
 	sqlite3_stmt *q;
 	if (sqlite3_prepare_v2(x->db, "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", -1, &q,
 	                       NULL) != SQLITE_OK)
-		return 0;
+		return -1;
 	sqlite3_bind_text(q, 1, name, -1, SQLITE_STATIC);
-	int r = sqlite3_step(q) == SQLITE_ROW;
+	int rc = sqlite3_step(q);
 	sqlite3_finalize(q);
-	return r;
+	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
 }
 
 static hf_status io_fail(exp *x)
@@ -270,7 +271,7 @@ static hf_status load_nodes(exp *x)
 /* GC-root kinds (synthetic nodes) of a database not made from a snapshot. */
 static hf_status load_roots(exp *x)
 {
-	if (!has_table(x, "hprof_gc_root"))
+	if (has_table(x, "hprof_gc_root") <= 0)
 		return HF_OK;
 	sqlite3_stmt *q;
 	hf_status st = prep(x, &q, "SELECT kind, object FROM hprof_gc_root WHERE dump = ?1 ORDER BY rowid");
@@ -728,7 +729,7 @@ static hf_status write_flat(exp *x, const char *table, const char *list, const c
 {
 	*count = 0;
 	const hf_jval *fl = jarr(hf_jval_get(&x->meta, list));
-	if (!fl || !fl->n || fl->n > 32 || !has_table(x, table))
+	if (!fl || !fl->n || fl->n > 32 || has_table(x, table) <= 0)
 		return HF_OK;
 	sqlite3_stmt *q;
 	hf_status st = select_fields(x, &q, "SELECT 0", fl, fl->n, table, "ORDER BY rowid");
@@ -776,7 +777,7 @@ static hf_status write_trace_tree(exp *x, uint64_t *count)
 	*count = 0;
 	const hf_jval *fl = jarr(hf_jval_get(&x->meta, "trace_node_fields"));
 	int ch = jfind(fl, "children"), idf = jfind(fl, "id");
-	if (!fl || ch != (int)fl->n - 1 || idf < 0 || fl->n > 32 || !has_table(x, "v8_trace_node"))
+	if (!fl || ch != (int)fl->n - 1 || idf < 0 || fl->n > 32 || has_table(x, "v8_trace_node") <= 0)
 		return HF_OK;
 	sqlite3_stmt *q;
 	hf_status st = select_fields(x, &q, "SELECT parent", fl, (size_t)ch, "v8_trace_node", "ORDER BY rowid");
@@ -979,9 +980,14 @@ static hf_status write_all(exp *x)
 	hf_status st;
 	const char *meta_text = NULL;
 	sqlite3_stmt *q;
-	if (!has_table(x, "node") || !has_table(x, "edge") || !has_table(x, "strings") ||
-	    !has_table(x, "node_types") || !has_table(x, "edge_types") || !has_table(x, "metadata"))
-		return hf_error_set(x->err, HF_ERR_FORMAT, "%s: not a heap database", x->path);
+	static const char *const core[] = { "node", "edge", "strings", "node_types", "edge_types", "metadata" };
+	for (size_t i = 0; i < sizeof core / sizeof *core; i++) {
+		int h = has_table(x, core[i]);
+		if (h < 0)
+			return db_fail(x, "cannot read its schema");
+		if (!h)
+			return hf_error_set(x->err, HF_ERR_FORMAT, "%s: not a heap database", x->path);
+	}
 	if ((st = prep(x, &q, "SELECT (SELECT value FROM metadata WHERE key = 'target_source' LIMIT 1), "
 	                      "(SELECT value FROM metadata WHERE key = 'v8.meta' LIMIT 1)")))
 		return st;
@@ -1023,10 +1029,10 @@ static hf_status write_all(exp *x)
 		/* synthetic ids above every id of the dump (and clear of 0) */
 		if (x->n && x->ids[x->n - 1] >= 0)
 			x->syn_base = (uint64_t)x->ids[x->n - 1] + 1;
-		if (has_table(x, "node_class"))
+		if (has_table(x, "node_class") > 0)
 			prep(x, &x->q_class, "SELECT s.stringid FROM node_class c JOIN strings s ON s.stringid = "
 			                     "c.java_name WHERE c.node_identifier = ?1 AND c.dump = ?2");
-		if (has_table(x, "hprof_load_class"))
+		if (has_table(x, "hprof_load_class") > 0)
 			prep(x, &x->q_load, "SELECT s.stringid FROM hprof_load_class l JOIN strings s ON s.stringid = "
 			                    "l.java_name WHERE l.class = ?1 AND ?2 = ?2 LIMIT 1");
 	}
@@ -1035,7 +1041,7 @@ static hf_status write_all(exp *x)
 		return st;
 	}
 	uint64_t tfi_count = 0;
-	if (x->v8 && has_table(x, "v8_trace_function_info")) {
+	if (x->v8 && has_table(x, "v8_trace_function_info") > 0) {
 		if (prep(x, &q, "SELECT count(*) FROM v8_trace_function_info") == HF_OK) {
 			if (sqlite3_step(q) == SQLITE_ROW)
 				tfi_count = (uint64_t)sqlite3_column_int64(q, 0);
