@@ -141,9 +141,28 @@ static volatile int batch_njobs;
 static void stop_children(void)
 {
 	job *jobs = batch_jobs;
-	for (int i = 0; jobs && i < batch_njobs; i++)
-		if (jobs[i].state == 1 && jobs[i].pid > 0)
-			kill(jobs[i].pid, SIGTERM);
+	int n = batch_njobs, left = 0;
+	for (int i = 0; jobs && i < n; i++)
+		if (jobs[i].state == 1 && jobs[i].pid > 0 && kill(jobs[i].pid, SIGTERM) == 0)
+			left++;
+	/* Wait for them (a few seconds at most), so that when the batch is
+	 * seen to end, its conversions have ended and removed their files. */
+	for (int tries = 0; left && tries < 100; tries++) {
+		left = 0;
+		for (int i = 0; i < n; i++) {
+			if (jobs[i].state != 1 || jobs[i].pid <= 0)
+				continue;
+			pid_t w = waitpid(jobs[i].pid, NULL, WNOHANG);
+			if (w == 0)
+				left++;
+			else
+				jobs[i].pid = 0; /* ended (or not ours to wait for) */
+		}
+		if (left) {
+			struct timespec ts = { 0, 50 * 1000 * 1000 };
+			nanosleep(&ts, NULL);
+		}
+	}
 }
 
 static double now(void)
@@ -189,8 +208,12 @@ static void start(const batch_spec *spec, job *j, job *all, int n)
 	}
 	fflush(stdout);
 	fflush(stderr);
+	/* No stopping signal between the fork and the pid's note (the handler
+	 * would not know the child), nor in the child before it has its own. */
+	cli_fatal_signals_hold();
 	pid_t pid = fork();
 	if (pid < 0) {
+		cli_fatal_signals_release();
 		close(ep[0]);
 		close(ep[1]);
 		close(rp[0]);
@@ -203,7 +226,8 @@ static void start(const batch_spec *spec, job *j, job *all, int n)
 	if (pid == 0) {
 		/* The child: its stdout and stderr go to the parent, which passes
 		 * them on in input order.  A signal ends it alone. */
-		cli_on_fatal_signal(NULL);
+		cli_child_signals();
+		cli_fatal_signals_release();
 		for (int k = 0; k < n; k++)
 			if (all[k].state == 1 && &all[k] != j) {
 				close(all[k].errfd);
@@ -222,9 +246,10 @@ static void start(const batch_spec *spec, job *j, job *all, int n)
 		(void)w;
 		_exit(code);
 	}
+	j->pid = pid;
+	cli_fatal_signals_release();
 	close(ep[1]);
 	close(rp[1]);
-	j->pid = pid;
 	j->errfd = ep[0];
 	j->resfd = rp[0];
 }
@@ -237,10 +262,14 @@ static void reap(job *j)
 	ssize_t r = read(j->resfd, &records, sizeof records);
 	close(j->resfd);
 	int status = 0;
+	/* Reaped and marked at once: the handler must not signal a pid that
+	 * may already be another process's. */
+	cli_fatal_signals_hold();
 	while (waitpid(j->pid, &status, 0) < 0 && errno == EINTR)
 		;
-	j->secs = now() - j->t0;
 	j->state = 2;
+	cli_fatal_signals_release();
+	j->secs = now() - j->t0;
 	if (r == (ssize_t)sizeof records)
 		j->records = records;
 	if (WIFEXITED(status)) {

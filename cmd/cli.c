@@ -1,8 +1,11 @@
 /* Shared command-line plumbing for the heapfmt programs. */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700
 #include "cli.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -15,8 +18,13 @@ const char *cli_prog = "heapfmt";
 
 /* SIGINT, SIGTERM, SIGHUP: the outputs' temporary files are removed, then
  * the signal ends the program as it would have (the shell sees it killed).
- * The disposition was reset on entry (SA_RESETHAND) and the signal is
- * blocked until the handler returns, when the raised one takes effect. */
+ * The handler stays in place while it cleans up: a second signal (timeout(1)
+ * signals the command, then its process group) may arrive on another thread
+ * meanwhile, and must not end the program before the files are gone; it
+ * runs the handler there too (unlinking twice is harmless).  Only then is
+ * the default action put back and the signal raised, blocked in this thread
+ * until the handler returns. */
+static const int fatal_signals[] = { SIGINT, SIGTERM, SIGHUP };
 static void (*volatile fatal_cleanup)(void);
 
 void cli_on_fatal_signal(void (*cleanup)(void))
@@ -28,28 +36,57 @@ static void on_fatal_signal(int sig)
 {
 	int e = errno;
 	hf_remove_partial_outputs();
-	if (fatal_cleanup)
-		fatal_cleanup();
+	void (*cleanup)(void) = fatal_cleanup;
+	if (cleanup)
+		cleanup();
+	signal(sig, SIG_DFL);
 	raise(sig);
 	errno = e;
+}
+
+static void catch_fatal(int sig)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_fatal_signal;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof fatal_signals / sizeof *fatal_signals; i++)
+		sigaddset(&sa.sa_mask, fatal_signals[i]);
+	sigaction(sig, &sa, NULL);
+}
+
+static sigset_t held_mask;
+
+void cli_fatal_signals_hold(void)
+{
+	sigset_t set;
+	sigemptyset(&set);
+	for (size_t i = 0; i < sizeof fatal_signals / sizeof *fatal_signals; i++)
+		sigaddset(&set, fatal_signals[i]);
+	pthread_sigmask(SIG_BLOCK, &set, &held_mask);
+}
+
+void cli_fatal_signals_release(void)
+{
+	pthread_sigmask(SIG_SETMASK, &held_mask, NULL);
+}
+
+void cli_child_signals(void)
+{
+	fatal_cleanup = NULL;
+	catch_fatal(SIGTERM);
 }
 
 void cli_init(const char *prog)
 {
 	cli_prog = prog;
 	signal(SIGXFSZ, SIG_IGN);
-	static const int fatal[] = { SIGINT, SIGTERM, SIGHUP };
-	for (size_t i = 0; i < sizeof fatal / sizeof *fatal; i++) {
-		struct sigaction sa, old;
+	for (size_t i = 0; i < sizeof fatal_signals / sizeof *fatal_signals; i++) {
+		struct sigaction old;
 		/* One ignored when the program started (a background job of a
 		 * script ignores SIGINT) stays ignored. */
-		if (sigaction(fatal[i], NULL, &old) != 0 || old.sa_handler == SIG_IGN)
-			continue;
-		memset(&sa, 0, sizeof sa);
-		sa.sa_handler = on_fatal_signal;
-		sigemptyset(&sa.sa_mask);
-		sa.sa_flags = SA_RESETHAND;
-		sigaction(fatal[i], &sa, NULL);
+		if (sigaction(fatal_signals[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+			catch_fatal(fatal_signals[i]);
 	}
 	/* A standard descriptor that was closed (">&-") gets /dev/null opened
 	 * the wrong way round, so that using it still fails (EBADF) and no file
@@ -58,6 +95,29 @@ void cli_init(const char *prog)
 		if (fcntl(fd, F_GETFD) < 0 && errno == EBADF &&
 		    open("/dev/null", fd == 0 ? O_WRONLY : O_RDONLY) < 0)
 			break;
+}
+
+/* Whether the paths name one directory entry: in with its symbolic links
+ * resolved, out with those of its directory (a rename replaces out's own
+ * entry).  When a path cannot be resolved, yes. */
+static int same_entry(const char *in, const char *out)
+{
+	char *rin = realpath(in, NULL);
+	char *d = strdup(out), *b = strdup(out);
+	char *rdir = d ? realpath(dirname(d), NULL) : NULL;
+	int same = 1;
+	if (rin && rdir && b) {
+		const char *base = basename(b);
+		size_t n = strlen(rdir);
+		same = strncmp(rin, rdir, n) == 0 && rin[n] == '/' && strcmp(rin + n + 1, base) == 0;
+		if (n == 1) /* the root directory */
+			same = rin[0] == '/' && strcmp(rin + 1, base) == 0;
+	}
+	free(rin);
+	free(rdir);
+	free(d);
+	free(b);
+	return same;
 }
 
 /* An output is written under a temporary name and renamed over its path,
@@ -73,6 +133,10 @@ int cli_refuse_output_over_input(const char *in, const char *out)
 	if (strcmp(in, "-") ? stat(in, &si) != 0 : fstat(STDIN_FILENO, &si) != 0)
 		return 0;
 	if (so.st_dev != si.st_dev || so.st_ino != si.st_ino)
+		return 0;
+	/* The same file: under the same name, or a hard link, which the
+	 * rename replaces alone (the input keeps its name and contents). */
+	if (strcmp(in, "-") && !same_entry(in, out))
 		return 0;
 	/* One line, no "Try --help": a batch's summary quotes the last. */
 	fprintf(stderr, "%s: the output %s is the input%s%s; it would be replaced (name another output)\n",

@@ -24,6 +24,14 @@ void cli_init(const char *prog);
  * (hf_remove_partial_outputs) and then calls it: async-signal-safe calls
  * only (unlink, rmdir). */
 void cli_on_fatal_signal(void (*cleanup)(void));
+/* Blocks SIGINT, SIGTERM and SIGHUP in this thread around work that the
+ * handler must not see half done, and puts the mask back (not nested). */
+void cli_fatal_signals_hold(void);
+void cli_fatal_signals_release(void);
+/* In a child process of a batch: no program cleanup of the parent's, and
+ * SIGTERM (which the batch sends its children when stopped) caught even if
+ * the batch was started with it ignored. */
+void cli_child_signals(void);
 /* Whether the output path (renamed into place) is the input file itself
  * (in may be "-", standard input): if so, says so in one line on stderr,
  * and the program exits with EXIT_USAGE. */

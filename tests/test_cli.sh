@@ -115,6 +115,9 @@ ln -s self.hprof "$t/selflink"
 check "a symbolic link to the input as the output" expect_rc 0 "$tools/hprof2ndjson" "$t/self.hprof" "$t/selflink"
 check "is replaced by the output" sh -c "test ! -L '$t/selflink' && head -1 '$t/selflink' | grep -q version_major"
 check "and the dump is still as it was" cmp -s "$t/self.hprof" "$t/self.orig"
+ln "$t/self.hprof" "$t/selfhard"
+check "a hard link to the input as the output" expect_rc 0 "$tools/hprof2ndjson" "$t/self.hprof" "$t/selfhard"
+check "is replaced, and the dump keeps its name" cmp -s "$t/self.hprof" "$t/self.orig"
 mkdir "$t/selfb"
 cp "$t/self.orig" "$t/selfb/a.hprof"
 cp "$t/self.orig" "$t/selfb/a.ndjson"
@@ -163,11 +166,22 @@ no_tmp_soon() { # no_tmp_soon DIR: no temporary file in DIR within 5 s
 	! ls -a "$1" | grep -q tmp-
 }
 if command -v mkfifo >/dev/null; then
-	for c in "hprof2heapdb TERM 143" "hprof2ndjson HUP 129" "hprof2ndjson INT 130"; do
+	sigs="hprof2heapdb TERM 143|hprof2ndjson HUP 129"
+	# SIGINT: a background job of a script ignores it, and so would the
+	# program; GNU env (coreutils 8.31) can give it back its default.
+	if env --default-signal=INT true 2>/dev/null; then
+		sigs="$sigs|hprof2ndjson INT 130"
+	else
+		echo "SKIP: SIGINT case (env --default-signal is missing)"
+	fi
+	oifs=$IFS
+	IFS='|'
+	set -f
+	for c in $sigs; do
+		IFS=$oifs
 		set -- $c
 		mkdir "$t/sig$1$2"
 		feed "$t/sig.fifo"
-		# A background job of a script ignores SIGINT, and so would the program.
 		if [ "$2" = INT ]; then
 			env --default-signal=INT "$tools/$1" "$t/sig.fifo" "$t/sig$1$2/out" 2>"$t/err" &
 		else
@@ -179,6 +193,8 @@ if command -v mkfifo >/dev/null; then
 		check "nor an output" test ! -e "$t/sig$1$2/out"
 		kill "$feeder" 2>/dev/null
 	done
+	IFS=$oifs
+	set +f
 	# A batch stopped stops its conversions, which remove their temporary outputs.
 	mkdir "$t/sigbatch"
 	feed "$t/sig1.fifo"
@@ -187,7 +203,7 @@ if command -v mkfifo >/dev/null; then
 	"$tools/hprof2ndjson" -j 2 -o "$t/sigbatch" "$t/sig1.fifo" "$t/sig2.fifo" >/dev/null 2>&1 &
 	stop_when_tmp TERM "$t/sigbatch" $!
 	check "a batch stopped by SIGTERM ends as killed by it" test "$rc" = 143
-	check "and its conversions leave no temporary file" no_tmp_soon "$t/sigbatch"
+	check "once they have ended, leaving no temporary file" sh -c "! ls -a '$t/sigbatch' | grep -q tmp-"
 	kill "$f1" "$feeder" 2>/dev/null
 fi
 

@@ -24,6 +24,9 @@
  * on another thread.  A name past PATH_MAX, or past LIVE_MAX outputs at
  * once, is not kept: that file stays behind when a signal kills the run. */
 #define LIVE_MAX 16
+#ifndef PATH_MAX
+#define PATH_MAX 4096
+#endif
 static atomic_int live_state[LIVE_MAX];
 static char live_name[LIVE_MAX][PATH_MAX];
 

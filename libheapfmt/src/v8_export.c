@@ -1129,8 +1129,11 @@ hf_status hf_v8_export(const char *db_path, const char *out_path, const hf_v8_ex
 			goto out;
 		}
 		x->fp = fdopen(fd, "wb");
-		if (!x->fp)
+		if (!x->fp) {
+			int e = errno;
 			close(fd);
+			errno = e;
+		}
 	}
 	if (!x->fp) {
 		st = hf_error_set(err, HF_ERR_IO, "cannot open %s: %s", out_path, strerror(errno));
