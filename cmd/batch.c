@@ -165,6 +165,33 @@ static void stop_children(void)
 	}
 }
 
+/* mkdir -p: DIR and the directories above it that are missing. */
+static int make_dirs(const char *dir)
+{
+	if (mkdir(dir, 0777) == 0 || errno == EEXIST)
+		return 0;
+	if (errno != ENOENT)
+		return -1;
+	char *p = strdup(dir);
+	if (!p)
+		return -1;
+	int rc = 0;
+	for (char *s = p + 1; *s && !rc; s++) {
+		if (*s != '/')
+			continue;
+		*s = 0;
+		if (mkdir(p, 0777) != 0 && errno != EEXIST)
+			rc = -1;
+		*s = '/';
+	}
+	if (!rc && mkdir(p, 0777) != 0 && errno != EEXIST)
+		rc = -1;
+	int e = errno;
+	free(p);
+	errno = e;
+	return rc;
+}
+
 static double now(void)
 {
 	struct timespec ts;
@@ -362,7 +389,7 @@ int batch_run(const batch_spec *spec, const batch_opts *o, char *const *inputs, 
 			return EXIT_USAGE;
 		}
 	struct stat sb;
-	if (mkdir(o->outdir, 0777) != 0 && errno != EEXIST) {
+	if (make_dirs(o->outdir) != 0) {
 		fprintf(stderr, "%s: cannot create %s: %s\n", cli_prog, o->outdir, strerror(errno));
 		return EXIT_IO;
 	}

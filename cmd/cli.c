@@ -323,8 +323,9 @@ void cli_json_string(FILE *fp, const char *s)
 size_t cli_analysis_memory(const char *v, int missing)
 {
 	char *end = NULL;
+	errno = 0;
 	unsigned long long mib = missing ? 0 : strtoull(v, &end, 10);
-	if (missing || !*v || *end || *v == '-' || mib > (unsigned long long)(SIZE_MAX >> 20)) {
+	if (missing || !*v || *end || *v == '-' || errno == ERANGE || mib > (unsigned long long)(SIZE_MAX >> 20)) {
 		cli_usage_error("--analysis-memory takes a number of MiB (0: no limit)");
 		return 0;
 	}

@@ -125,6 +125,15 @@ int cli_converter_main(const cli_converter *conv, int argc, char **argv)
 		return EXIT_NOMEM;
 	}
 	int rc = parse(&c, argc, argv);
+	for (int i = 0; rc < 0 && i < c.nargs; i++)
+		if (!c.args[i][0]) {
+			cli_usage_error("an empty file name");
+			rc = EXIT_USAGE;
+		}
+	if (rc < 0 && c.batch.outdir && !c.batch.outdir[0]) {
+		cli_usage_error("an empty directory name");
+		rc = EXIT_USAGE;
+	}
 	if (rc < 0 && !c.batch.outdir && c.batch.batch_only) {
 		cli_usage_error("%s is for batch mode: it needs -o DIR", c.batch.batch_only);
 		rc = EXIT_USAGE;

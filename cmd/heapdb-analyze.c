@@ -66,6 +66,10 @@ static int run(int argc, char **argv)
 		cli_usage_error("needs a heap database");
 		return EXIT_USAGE;
 	}
+	if (!path[0]) {
+		cli_usage_error("an empty file name");
+		return EXIT_USAGE;
+	}
 	if (!strcmp(path, "-")) {
 		cli_usage_error("a database cannot be read from standard input; name the file");
 		return EXIT_USAGE;

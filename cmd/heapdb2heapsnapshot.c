@@ -3,6 +3,7 @@
  * open. */
 #include "cli.h"
 #include "heapfmt/v8.h"
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,8 +51,9 @@ static int run(int argc, char **argv)
 				return EXIT_OK;
 		} else if ((v = cli_opt_value("--dump", argc, argv, &i, &missing))) {
 			char *end;
+			errno = 0;
 			long d = missing ? -1 : strtol(v, &end, 10);
-			if (missing || !*v || *end || d < 0) {
+			if (missing || !*v || *end || d < 0 || errno == ERANGE) {
 				cli_usage_error("--dump takes a dump index (0, 1, ...)");
 				return EXIT_USAGE;
 			}
@@ -63,6 +65,10 @@ static int run(int argc, char **argv)
 	}
 	if (nargs < 1) {
 		cli_usage_error("needs a heap database (and an output, default standard output)");
+		return EXIT_USAGE;
+	}
+	if (!args[0][0] || (nargs > 1 && !args[1][0])) {
+		cli_usage_error("an empty file name");
 		return EXIT_USAGE;
 	}
 	if (!strcmp(args[0], "-")) {

@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 #include "heapfmt/diff.h"
+#include <errno.h>
 #include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +22,7 @@ static const char help[] =
 	"\n"
 	"      --format=text|ndjson  a report for people (default), or one JSON record\n"
 	"                         per line for scripts\n"
-	"      --top=N            text: the N classes that grew most, and N/2 that shrank\n"
+	"      --top=N            text: the N classes that grew most, (N+1)/2 that shrank\n"
 	"                         most (default 20; 0 = every changed class)\n"
 	"      --objects=N        list the N largest new objects (default 10)\n"
 	"      --class=GLOB       only classes whose name matches GLOB (fnmatch, e.g.\n"
@@ -53,8 +54,9 @@ typedef struct opts {
 static int parse_num(const char *s, long long *out)
 {
 	char *end;
+	errno = 0;
 	long long v = strtoll(s, &end, 10);
-	if (!*s || *end || v < 0)
+	if (!*s || *end || v < 0 || errno == ERANGE)
 		return 0;
 	*out = v;
 	return 1;
@@ -114,6 +116,14 @@ static int parse(opts *o, int argc, char **argv)
 	}
 	if (o->nargs != 2) {
 		cli_usage_error("needs two heap databases or dumps: BEFORE AFTER");
+		return EXIT_USAGE;
+	}
+	if (!o->args[0][0] || !o->args[1][0]) {
+		cli_usage_error("an empty file name");
+		return EXIT_USAGE;
+	}
+	if (!strcmp(o->args[0], "-") && !strcmp(o->args[1], "-")) {
+		cli_usage_error("standard input can be only one of the two");
 		return EXIT_USAGE;
 	}
 	return -1;

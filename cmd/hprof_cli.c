@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "hprof_cli.h"
 #include "heapfmt/analysis.h"
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,8 +10,9 @@
 static int parse_long(const char *s, long *out)
 {
 	char *end;
+	errno = 0;
 	long v = strtol(s, &end, 10);
-	if (!*s || *end || v < 0)
+	if (!*s || *end || v < 0 || errno == ERANGE)
 		return 0;
 	*out = v;
 	return 1;

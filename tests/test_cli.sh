@@ -31,6 +31,11 @@ for p in hprof2ndjson hprof2heapdb ndjson2heapdb heapdb2ndjson; do
 	check "$p: the error is one line" test "$(wc -l <"$t/err")" -le 2
 done
 check "hprof2heapdb needs two arguments" expect_rc 2 "$tools/hprof2heapdb" "$sample"
+check "an empty output name is a usage error, before any work" expect_rc 2 "$tools/hprof2ndjson" "$sample" ""
+check "also for heapdb-analyze" expect_rc 2 "$tools/heapdb-analyze" ""
+check "a number past the range is a usage error" expect_rc 2 "$tools/hprof2ndjson" --dump=99999999999999999999 "$sample" "$t/x.ndjson"
+check "-o makes the directories above DIR too" expect_rc 0 "$tools/hprof2ndjson" -o "$t/nest/a/b" "$sample"
+check "and writes there" test -s "$t/nest/a/b/sample.ndjson"
 
 # stdin and stdout, quiet when piped.
 check "gzip through stdin to stdout" expect_rc 0 sh -c "'$tools/hprof2ndjson' - < '$sample' > '$t/a.ndjson'"
