@@ -52,6 +52,10 @@ static hf_status run(void *ctx, cli_run *r, hf_error *err)
 	hf_read_stats stats;
 	st = hf_ndjson_read(in, r->sink, &opt, &stats, err);
 	hf_input_close(in);
+	if (!st && stats.unfinished)
+		fprintf(stderr, "%s: %s: warning: the records end without heapfmt.complete: the program that "
+		        "wrote them stopped early, and the database holds what it wrote\n",
+		        cli_prog, cli_input_name(r->in));
 	if (!st && stats.unknown_keys) {
 		char num[32];
 		snprintf(num, sizeof num, "%llu", (unsigned long long)stats.unknown_keys);

@@ -106,6 +106,13 @@ check "no database is left" test ! -e "$t/cut.db"
 check "no temporary file is left" sh -c "! ls -a '$t' | grep -q tmp-"
 check "truncated NDJSON to a file fails too" expect_rc 1 "$tools/hprof2ndjson" "$t/cut.hprof" "$t/cut.ndjson"
 check "and leaves no file" test ! -e "$t/cut.ndjson"
+gzip -dc "$sample" | head -c 1500000 >"$t/cut15.hprof"
+check "what a failed run wrote to a pipe goes into a database" expect_rc 0 sh -c \
+	"'$tools/hprof2ndjson' '$t/cut15.hprof' 2>/dev/null | '$tools/ndjson2heapdb' - '$t/cutpipe.db'"
+check "with a warning that the writer stopped early" grep -q "warning: the records end without heapfmt.complete" "$t/err"
+check "which a salvaged stream (heapfmt.complete=false) does not get" expect_rc 0 sh -c \
+	"'$tools/hprof2ndjson' --salvage '$t/cut15.hprof' 2>/dev/null | '$tools/ndjson2heapdb' - '$t/cutsalv.db'"
+check "(nothing on stderr)" test ! -s "$t/err"
 # An output path that is the input itself would replace the dump: refused,
 # with --force too, and through standard input; a symbolic link as the
 # output is replaced, not the file it names.

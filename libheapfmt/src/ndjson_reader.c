@@ -138,6 +138,7 @@ typedef struct reader {
 		const char *owner;  /* the type's name */
 	} *names;
 	size_t nnames, capnames;
+	int heapfmt_stream, complete_seen; /* metadata seen (stats->unfinished) */
 } reader;
 
 static hf_status fail(reader *r, hf_status status, const char *fmt, ...)
@@ -900,6 +901,10 @@ static hf_status do_line(reader *r, const char *line, size_t len)
 		    (s = check_unused(r)))
 			return s;
 		r->st->metadata++;
+		if (!strcmp(k, "heapfmt.schema"))
+			r->heapfmt_stream = 1;
+		else if (!strcmp(k, "heapfmt.complete"))
+			r->complete_seen = 1;
 		return hf_sink_metadata(r->sink, k, v, r->err);
 	}
 	if (rl == 9 && !memcmp(rec, "node_type", 9))
@@ -969,6 +974,7 @@ hf_status hf_ndjson_read(hf_input *in, hf_sink *sink, const hf_ndjson_read_optio
 	}
 	if (!s)
 		hf_input_consume(in, r.consume);
+	stats->unfinished = !s && r.heapfmt_stream && !r.complete_seen;
 	for (size_t i = 0; i < r.ntypes; i++)
 		hf_tr_type_free(r.types[i]);
 	free(r.types);

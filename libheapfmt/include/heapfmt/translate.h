@@ -57,6 +57,9 @@ typedef struct hf_read_stats {
 	uint64_t metadata, types, strings, nodes, edges, records;
 	uint64_t unknown_keys;   /* NDJSON with ignore_unknown_keys: keys dropped */
 	uint64_t orphan_rows;    /* database: subtype rows without their node (skipped) */
+	int unfinished;          /* NDJSON: a heapfmt writer's records (metadata
+	                          * heapfmt.schema) without its last line,
+	                          * heapfmt.complete: that writer stopped early */
 } hf_read_stats;
 
 typedef struct hf_ndjson_read_options {
