@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 const char *cli_prog = "heapfmt";
@@ -214,7 +215,9 @@ void cli_progress_init(cli_progress *p, int mode)
 {
 	p->drawn = 0;
 	p->mode = mode;
-	p->enabled = mode > 0 || (mode == 0 && isatty(STDERR_FILENO));
+	p->tty = isatty(STDERR_FILENO);
+	p->last = -1;
+	p->enabled = mode > 0 || (mode == 0 && p->tty);
 }
 
 void cli_progress_cb(void *ctx, uint64_t done, uint64_t total)
@@ -222,18 +225,30 @@ void cli_progress_cb(void *ctx, uint64_t done, uint64_t total)
 	cli_progress *p = ctx;
 	if (!p->enabled)
 		return;
+	const char *lead = "\r", *tail = "";
+	if (!p->tty) {
+		/* A file or a pipe (--progress): whole lines, no terminal codes. */
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		double now = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+		if (p->last >= 0 && now - p->last < 1)
+			return;
+		p->last = now;
+		lead = "";
+		tail = "\n";
+	}
 	if (total)
-		fprintf(stderr, "\r%s: %3d%% (%llu of %llu MB)", cli_prog,
+		fprintf(stderr, "%s%s: %3d%% (%llu of %llu MB)%s", lead, cli_prog,
 		        (int)(done * 100 / total), (unsigned long long)(done >> 20),
-		        (unsigned long long)(total >> 20));
+		        (unsigned long long)(total >> 20), tail);
 	else
-		fprintf(stderr, "\r%s: %llu MB read", cli_prog, (unsigned long long)(done >> 20));
+		fprintf(stderr, "%s%s: %llu MB read%s", lead, cli_prog, (unsigned long long)(done >> 20), tail);
 	p->drawn = 1;
 }
 
 void cli_progress_end(cli_progress *p)
 {
-	if (p->drawn)
+	if (p->drawn && p->tty)
 		fprintf(stderr, "\r\033[K");
 	p->drawn = 0;
 }

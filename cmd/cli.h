@@ -58,6 +58,9 @@ typedef struct cli_progress {
 	int enabled;
 	int drawn;
 	int mode;
+	int tty;            /* stderr is a terminal: one line redrawn; else a line
+	                     * a second at most (a CI log) */
+	double last;        /* when the last line was written (not a terminal) */
 } cli_progress;
 void cli_progress_init(cli_progress *p, int mode); /* mode: -1 never, 0 auto, 1 always */
 void cli_progress_cb(void *ctx, uint64_t done, uint64_t total);

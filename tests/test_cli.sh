@@ -37,6 +37,12 @@ check "a number past the range is a usage error" expect_rc 2 "$tools/hprof2ndjso
 check "-o makes the directories above DIR too" expect_rc 0 "$tools/hprof2ndjson" -o "$t/nest/a/b" "$sample"
 check "and writes there" test -s "$t/nest/a/b/sample.ndjson"
 
+# --progress to a file or pipe (a CI log): whole lines, no terminal codes.
+check "--progress to a log" expect_rc 0 sh -c \
+	"'$tools/hprof2ndjson' '$sample' | '$tools/ndjson2heapdb' --progress - '$t/prog.db'"
+check "writes whole lines" grep -q "^ndjson2heapdb: .*MB" "$t/err"
+check "with no carriage return or escape" sh -c "test \$(tr -d '\r\033' <'$t/err' | wc -c) = \$(wc -c <'$t/err')"
+
 # stdin and stdout, quiet when piped.
 check "gzip through stdin to stdout" expect_rc 0 sh -c "'$tools/hprof2ndjson' - < '$sample' > '$t/a.ndjson'"
 check "nothing on stderr when piped" test ! -s "$t/err"
