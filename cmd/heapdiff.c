@@ -6,6 +6,7 @@
 #include "heapfmt/diff.h"
 #include <errno.h>
 #include <fnmatch.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,9 +145,15 @@ static void remove_temporaries(void)
 	rmdir(tmpdir);
 }
 
+/* A database is a regular file that starts with SQLite's magic; '-'
+ * (standard input) and a pipe are dumps, and are not read here (what was
+ * read of a pipe would be lost to the dump's reader). */
 static int is_database(const char *path)
 {
 	char magic[16];
+	struct stat sb;
+	if (!strcmp(path, "-") || stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
+		return 0;
 	FILE *f = fopen(path, "rb");
 	if (!f)
 		return 0;

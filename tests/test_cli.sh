@@ -119,6 +119,16 @@ check "with a warning that the writer stopped early" grep -q "warning: the recor
 check "which a salvaged stream (heapfmt.complete=false) does not get" expect_rc 0 sh -c \
 	"'$tools/hprof2ndjson' --salvage '$t/cut15.hprof' 2>/dev/null | '$tools/ndjson2heapdb' - '$t/cutsalv.db'"
 check "(nothing on stderr)" test ! -s "$t/err"
+# heapdb2ndjson writes heapfmt.complete last too: one that fails halfway
+# (a database damaged in the middle) is seen as cut short.
+"$tools/hprof2heapdb" "$sample" "$t/mid.db" 2>/dev/null
+head -c 12288 /dev/zero | tr '\0' '\377' | dd of="$t/mid.db" bs=1024 seek=1200 conv=notrunc 2>/dev/null
+check "heapdb2ndjson's last line is heapfmt.complete" sh -c \
+	"'$tools/heapdb2ndjson' '$t/s.db' - | tail -1 | grep -q '\"heapfmt.complete\"'"
+check "one that fails halfway, piped into ndjson2heapdb, is warned of" expect_rc 0 sh -c \
+	"'$tools/heapdb2ndjson' '$t/mid.db' - 2>/dev/null | '$tools/ndjson2heapdb' - '$t/midcopy.db'"
+check "(the warning)" grep -q "warning: the records end without heapfmt.complete" "$t/err"
+check "a dump given as a pipe's path to heapdiff" expect_rc 0 sh -c "gzip -dc '$sample' | '$tools/heapdiff' /dev/stdin '$t/s.db'"
 # An output path that is the input itself would replace the dump: refused,
 # with --force too, and through standard input; a symbolic link as the
 # output is replaced, not the file it names.

@@ -199,7 +199,7 @@ static hf_status an_sqlfail(an *a, const char *what)
 		int sys = sqlite3_system_errno(a->db);
 		return hf_error_set(a->err, HF_ERR_IO,
 		                    "analysis: cannot write the database or SQLite's temporary files in %s: %s",
-		                    hf_tmpdir(), sys ? strerror(sys) : sqlite3_errmsg(a->db));
+		                    hf_sqlite_tmpdir(), sys ? strerror(sys) : sqlite3_errmsg(a->db));
 	}
 	/* A damaged database is bad input, as a damaged dump is. */
 	return hf_error_set(a->err, code == SQLITE_NOMEM ? HF_ERR_NOMEM

@@ -161,7 +161,7 @@ static hf_status db_write_fail(heapdb *w, hf_error *err, int code)
 {
 	int sys = sqlite3_system_errno(w->db);
 	return hf_error_set(err, HF_ERR_IO, "cannot write %s or SQLite's temporary files in %s: %s",
-	                    w->path ? w->path : w->tmp, hf_tmpdir(),
+	                    w->path ? w->path : w->tmp, hf_sqlite_tmpdir(),
 	                    sys ? strerror(sys) : sqlite3_errstr(code));
 }
 

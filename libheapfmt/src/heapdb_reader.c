@@ -39,6 +39,7 @@ typedef struct dbr {
 	hf_value *vals;
 	size_t capvals;
 	char tag[48];
+	char *complete;  /* heapfmt.complete's value, written last */
 } dbr;
 
 static hf_status db_error(dbr *r, const char *what)
@@ -258,6 +259,16 @@ static hf_status read_metadata(dbr *r)
 	int rc;
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
 		r->st->metadata++;
+		/* A writer's last line (schema/README.md): the stream it reads
+		 * as complete only when it ends with it, so it goes last here too. */
+		if (!strcmp(col_text(q, 0), "heapfmt.complete")) {
+			free(r->complete);
+			if (!(r->complete = strdup(col_text(q, 1)))) {
+				s = hf_error_set(r->err, HF_ERR_NOMEM, "out of memory");
+				break;
+			}
+			continue;
+		}
 		if ((s = hf_sink_metadata(r->sink, col_text(q, 0), col_text(q, 1), r->err)))
 			break;
 	}
@@ -545,6 +556,9 @@ hf_status hf_heapdb_read(const char *path, hf_sink *sink, hf_read_stats *stats, 
 	if (!s) s = read_nodes(&r);
 	if (!s) s = read_edges(&r);
 	if (!s) s = read_records(&r);
+	if (!s && r.complete)
+		s = hf_sink_metadata(sink, "heapfmt.complete", r.complete, err);
+	free(r.complete);
 	for (size_t i = 0; i < r.ntypes; i++) {
 		sqlite3_finalize(r.types[i].cur);
 		hf_tr_type_free(r.types[i].t);

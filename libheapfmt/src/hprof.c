@@ -3130,8 +3130,11 @@ static hf_status wrap_at(reader *r, heap_ctx *h, uint64_t n, bool between)
 		size_t avail;
 		if ((st = hf_input_peek_some(r->in, (size_t)h->left + 1, &p, &avail, r->err)))
 			return st;
-		if (avail <= h->left)
-			return HF_OK; /* the input ends (or fails) there, or before */
+		if (avail <= h->left) {
+			/* The input ends there, or before; or fails (a gzip stream cut
+			 * short), which is then the error to report. */
+			return hf_input_peek(r->in, (size_t)h->left + 1, &p, &avail, r->err);
+		}
 		if ((between && !sub_name(p[h->left])) || reads_as_record(r, (size_t)h->left, false))
 			return HF_OK;
 	}

@@ -341,6 +341,7 @@ static inline void hf_queue_get(const uint8_t **p, void *out, size_t n)
  * directory (tempfile.c). */
 FILE *hf_tmpfile(void);
 const char *hf_tmpdir(void);
+const char *hf_sqlite_tmpdir(void);
 int hf_tmpfd_in(const char *dir);
 /* An output's temporary file beside path ("<dir>/.<base>.tmp-XXXXXX", mode
  * 0666 less the umask), open read-write; its name in *tmp_out, kept for

@@ -138,7 +138,7 @@ typedef struct reader {
 		const char *owner;  /* the type's name */
 	} *names;
 	size_t nnames, capnames;
-	int heapfmt_stream, complete_seen; /* metadata seen (stats->unfinished) */
+	int heapfmt_stream, complete_last; /* metadata seen; the last record (stats->unfinished) */
 } reader;
 
 static hf_status fail(reader *r, hf_status status, const char *fmt, ...)
@@ -904,7 +904,7 @@ static hf_status do_line(reader *r, const char *line, size_t len)
 		if (!strcmp(k, "heapfmt.schema"))
 			r->heapfmt_stream = 1;
 		else if (!strcmp(k, "heapfmt.complete"))
-			r->complete_seen = 1;
+			r->complete_last = 1;
 		return hf_sink_metadata(r->sink, k, v, r->err);
 	}
 	if (rl == 9 && !memcmp(rec, "node_type", 9))
@@ -960,6 +960,7 @@ hf_status hf_ndjson_read(hf_input *in, hf_sink *sink, const hf_ndjson_read_optio
 		stats->lines++;
 		const char *e = line + len;
 		if (skip_ws(line, e) != e) {
+			r.complete_last = 0;
 			s = do_line(&r, line, len);
 			json_decref(r.root);
 			r.root = NULL;
@@ -974,7 +975,7 @@ hf_status hf_ndjson_read(hf_input *in, hf_sink *sink, const hf_ndjson_read_optio
 	}
 	if (!s)
 		hf_input_consume(in, r.consume);
-	stats->unfinished = !s && r.heapfmt_stream && !r.complete_seen;
+	stats->unfinished = !s && r.heapfmt_stream && !r.complete_last;
 	for (size_t i = 0; i < r.ntypes; i++)
 		hf_tr_type_free(r.types[i]);
 	free(r.types);

@@ -153,6 +153,22 @@ const char *hf_tmpdir(void)
 	return dir && *dir && access(dir, W_OK | X_OK) == 0 ? dir : P_tmpdir;
 }
 
+/* Where SQLite (its unix VFS) puts its temporary files, for messages: the
+ * first of $SQLITE_TMPDIR, $TMPDIR, /var/tmp, /usr/tmp and /tmp that is a
+ * directory it can write to. */
+const char *hf_sqlite_tmpdir(void)
+{
+	const char *env[] = { getenv("SQLITE_TMPDIR"), getenv("TMPDIR") };
+	for (int i = 0; i < 2; i++)
+		if (env[i] && *env[i] && access(env[i], W_OK | X_OK) == 0)
+			return env[i];
+	static const char *const fixed[] = { "/var/tmp", "/usr/tmp", "/tmp" };
+	for (int i = 0; i < 3; i++)
+		if (access(fixed[i], W_OK | X_OK) == 0)
+			return fixed[i];
+	return ".";
+}
+
 /* A temporary file for the library's own scratch data (parked Strings,
  * sorted index keys, the analysis's distances), opened "w+b" and already
  * unlinked: in $TMPDIR when it is set, as SQLite's temporary files are

@@ -11,7 +11,8 @@
  * hf_heapdb_read() reads a heap database (as written by hf_heapdb_sink) in
  * the CANONICAL ORDER, which is a function of the records alone:
  *
- *   1. metadata, in the order it was written (file order);
+ *   1. metadata, in the order it was written (file order), but for
+ *      heapfmt.complete, which comes last of all (7.), as its writer wrote it;
  *   2. declarations: node_type by subtype number, then edge_type by subtype
  *      number, then record_type in declaration order;
  *   3. string records by id;
@@ -19,7 +20,9 @@
  *   5. edges by (source, dump, seq): the references out of one object
  *      together, in the order they were written;
  *   6. extra records, type by type in declaration order, the records of one
- *      type in the order they were written.
+ *      type in the order they were written;
+ *   7. metadata heapfmt.complete, when the database has it: a reader of the
+ *      NDJSON takes a stream that does not end with it as cut short.
  *
  * Ids are ordered as SQLite stores them, as signed 64-bit integers (an id of
  * 2^63 or more, which no dump seen so far has, sorts before the others).
@@ -32,7 +35,7 @@
  *
  * What a heap database does not keep, and so the canonical form does not
  * either: where metadata lines stood among the other records (all metadata
- * comes first), the order of records of different types relative to each
+ * comes first, heapfmt.complete last), the order of records of different types relative to each
  * other, a "table" key on an edge_type line, keys on lines that no
  * declaration names (refused by default, see ignore_unknown_keys), and a
  * second node with the same (identifier, dump) or a second string with the
@@ -58,8 +61,8 @@ typedef struct hf_read_stats {
 	uint64_t unknown_keys;   /* NDJSON with ignore_unknown_keys: keys dropped */
 	uint64_t orphan_rows;    /* database: subtype rows without their node (skipped) */
 	int unfinished;          /* NDJSON: a heapfmt writer's records (metadata
-	                          * heapfmt.schema) without its last line,
-	                          * heapfmt.complete: that writer stopped early */
+	                          * heapfmt.schema) that do not end with its last
+	                          * line, heapfmt.complete: it stopped early */
 } hf_read_stats;
 
 typedef struct hf_ndjson_read_options {
