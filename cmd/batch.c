@@ -388,15 +388,6 @@ int batch_run(const batch_spec *spec, const batch_opts *o, char *const *inputs, 
 			cli_usage_error("standard input cannot be one of a batch's inputs");
 			return EXIT_USAGE;
 		}
-	struct stat sb;
-	if (make_dirs(o->outdir) != 0) {
-		fprintf(stderr, "%s: cannot create %s: %s\n", cli_prog, o->outdir, strerror(errno));
-		return EXIT_IO;
-	}
-	if (stat(o->outdir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
-		fprintf(stderr, "%s: %s is not a directory\n", cli_prog, o->outdir);
-		return EXIT_IO;
-	}
 	job *jobs = calloc((size_t)n, sizeof *jobs);
 	struct pollfd *pfd = calloc((size_t)n, sizeof *pfd);
 	int *which = calloc((size_t)n, sizeof *which);
@@ -442,6 +433,16 @@ int batch_run(const batch_spec *spec, const batch_opts *o, char *const *inputs, 
 		rc = EXIT_NOMEM;
 	}
 	free(ins);
+	/* DIR is made once the batch is known to be sound: a refused one
+	 * leaves no new directory. */
+	struct stat sb;
+	if (rc == EXIT_OK && make_dirs(o->outdir) != 0) {
+		fprintf(stderr, "%s: cannot create %s: %s\n", cli_prog, o->outdir, strerror(errno));
+		rc = EXIT_IO;
+	} else if (rc == EXIT_OK && (stat(o->outdir, &sb) != 0 || !S_ISDIR(sb.st_mode))) {
+		fprintf(stderr, "%s: %s is not a directory\n", cli_prog, o->outdir);
+		rc = EXIT_IO;
+	}
 	if (rc != EXIT_OK) {
 		for (int i = 0; i < n; i++)
 			free(jobs[i].out);

@@ -52,7 +52,11 @@ static hf_status run(void *ctx, cli_run *r, hf_error *err)
 	hf_read_stats stats;
 	st = hf_ndjson_read(in, r->sink, &opt, &stats, err);
 	hf_input_close(in);
-	if (!st && stats.unfinished)
+	if (!st && !stats.metadata && !stats.types && !stats.strings && !stats.nodes && !stats.edges &&
+	    !stats.records)
+		fprintf(stderr, "%s: %s: warning: no records (did the program that should have written "
+		        "them fail?); the database is empty\n", cli_prog, cli_input_name(r->in));
+	else if (!st && stats.unfinished)
 		fprintf(stderr, "%s: %s: warning: the records end without heapfmt.complete: the program that "
 		        "wrote them stopped early, and the database holds what it wrote\n",
 		        cli_prog, cli_input_name(r->in));

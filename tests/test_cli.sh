@@ -128,6 +128,10 @@ check "heapdb2ndjson's last line is heapfmt.complete" sh -c \
 check "one that fails halfway, piped into ndjson2heapdb, is warned of" expect_rc 0 sh -c \
 	"'$tools/heapdb2ndjson' '$t/mid.db' - 2>/dev/null | '$tools/ndjson2heapdb' - '$t/midcopy.db'"
 check "(the warning)" grep -q "warning: the records end without heapfmt.complete" "$t/err"
+check "an empty NDJSON stream loads" expect_rc 0 sh -c "'$tools/ndjson2heapdb' - '$t/empty.db' </dev/null"
+check "with a warning that it held no records" grep -q "warning: no records" "$t/err"
+check "a batch refused as unsound leaves no new directory" expect_rc 2 "$tools/hprof2ndjson" -o "$t/nodir/x" "$sample" "$sample"
+check "(none)" test ! -e "$t/nodir"
 check "a dump given as a pipe's path to heapdiff" expect_rc 0 sh -c "gzip -dc '$sample' | '$tools/heapdiff' /dev/stdin '$t/s.db'"
 # An output path that is the input itself would replace the dump: refused,
 # with --force too, and through standard input; a symbolic link as the
