@@ -45,14 +45,19 @@ static void on_fatal_signal(int sig)
 	errno = e;
 }
 
+static void fatal_set(sigset_t *set)
+{
+	sigemptyset(set);
+	for (size_t i = 0; i < sizeof fatal_signals / sizeof *fatal_signals; i++)
+		sigaddset(set, fatal_signals[i]);
+}
+
 static void catch_fatal(int sig)
 {
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_fatal_signal;
-	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof fatal_signals / sizeof *fatal_signals; i++)
-		sigaddset(&sa.sa_mask, fatal_signals[i]);
+	fatal_set(&sa.sa_mask);
 	sigaction(sig, &sa, NULL);
 }
 
@@ -61,9 +66,7 @@ static sigset_t held_mask;
 void cli_fatal_signals_hold(void)
 {
 	sigset_t set;
-	sigemptyset(&set);
-	for (size_t i = 0; i < sizeof fatal_signals / sizeof *fatal_signals; i++)
-		sigaddset(&set, fatal_signals[i]);
+	fatal_set(&set);
 	pthread_sigmask(SIG_BLOCK, &set, &held_mask);
 }
 
@@ -108,11 +111,9 @@ static int same_entry(const char *in, const char *out)
 	char *rdir = d ? realpath(dirname(d), NULL) : NULL;
 	int same = 1;
 	if (rin && rdir && b) {
-		const char *base = basename(b);
-		size_t n = strlen(rdir);
-		same = strncmp(rin, rdir, n) == 0 && rin[n] == '/' && strcmp(rin + n + 1, base) == 0;
-		if (n == 1) /* the root directory */
-			same = rin[0] == '/' && strcmp(rin + 1, base) == 0;
+		/* rin is rdir, a slash (the root's own), then out's last name. */
+		size_t n = strcmp(rdir, "/") ? strlen(rdir) : 0;
+		same = strncmp(rin, rdir, n) == 0 && rin[n] == '/' && strcmp(rin + n + 1, basename(b)) == 0;
 	}
 	free(rin);
 	free(rdir);
