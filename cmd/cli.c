@@ -92,6 +92,20 @@ void cli_init(const char *prog)
 		if (sigaction(fatal_signals[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
 			catch_fatal(fatal_signals[i]);
 	}
+	/* SOURCE_DATE_EPOCH (hf_crtime_now): a value that is not a number of
+	 * seconds is an error, as reproducible-builds.org asks, rather than a
+	 * crtime of now that the user meant to fix. */
+	const char *sde = getenv("SOURCE_DATE_EPOCH");
+	if (sde && *sde) {
+		char *end;
+		errno = 0;
+		long long v = strtoll(sde, &end, 10);
+		if (*end || v < 0 || errno == ERANGE) {
+			fprintf(stderr, "%s: SOURCE_DATE_EPOCH must be a number of seconds since 1970-01-01 UTC, not '%s'\n",
+			        prog, sde);
+			exit(EXIT_USAGE);
+		}
+	}
 	/* A standard descriptor that was closed (">&-") gets /dev/null opened
 	 * the wrong way round, so that using it still fails (EBADF) and no file
 	 * or pipe opened later takes its number. */

@@ -43,6 +43,11 @@ check "--progress to a log" expect_rc 0 sh -c \
 check "writes whole lines" grep -q "^ndjson2heapdb: .*MB" "$t/err"
 check "with no carriage return or escape" sh -c "test \$(tr -d '\r\033' <'$t/err' | wc -c) = \$(wc -c <'$t/err')"
 
+# SOURCE_DATE_EPOCH that is not a number of seconds: a usage error, not "now".
+check "a malformed SOURCE_DATE_EPOCH is a usage error" expect_rc 2 env SOURCE_DATE_EPOCH=abc "$tools/hprof2ndjson" "$sample" "$t/sde.ndjson"
+check "saying so" grep -q "SOURCE_DATE_EPOCH must be a number" "$t/err"
+check "a valid one is the crtime" sh -c "SOURCE_DATE_EPOCH=0 '$tools/hprof2ndjson' '$sample' | grep -q '\"crtime\",\"value\":\"1970-01-01T00:00:00Z\"'"
+
 # stdin and stdout, quiet when piped.
 check "gzip through stdin to stdout" expect_rc 0 sh -c "'$tools/hprof2ndjson' - < '$sample' > '$t/a.ndjson'"
 check "nothing on stderr when piped" test ! -s "$t/err"
