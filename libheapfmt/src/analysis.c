@@ -201,10 +201,8 @@ static hf_status an_sqlfail(an *a, const char *what)
 		                    "analysis: cannot write the database or SQLite's temporary files in %s: %s",
 		                    hf_sqlite_tmpdir(), sys ? strerror(sys) : sqlite3_errmsg(a->db));
 	}
-	/* A damaged database is bad input, as a damaged dump is. */
 	return hf_error_set(a->err, code == SQLITE_NOMEM ? HF_ERR_NOMEM
-	                            : code == SQLITE_CORRUPT || code == SQLITE_NOTADB ? HF_ERR_FORMAT
-	                            : HF_ERR_IO,
+	                            : hf_sqlite_damaged(code) ? HF_ERR_FORMAT : HF_ERR_IO,
 	                    "analysis: SQLite: %s: %s", what, sqlite3_errmsg(a->db));
 }
 
@@ -1620,7 +1618,7 @@ hf_status hf_heapdb_analyze(const char *path, const hf_analysis_options *opt,
 	if (sqlite3_exec(db, "PRAGMA cache_size=-16384; PRAGMA temp_store=FILE; PRAGMA threads=2;"
 	                     " BEGIN IMMEDIATE", NULL, NULL, &msg) != SQLITE_OK) {
 		int code = sqlite3_errcode(db);
-		rc = hf_error_set(err, code == SQLITE_NOTADB || code == SQLITE_CORRUPT ? HF_ERR_FORMAT : HF_ERR_IO,
+		rc = hf_error_set(err, hf_sqlite_damaged(code) ? HF_ERR_FORMAT : HF_ERR_IO,
 		                  "SQLite: %s: %s", path, msg ? msg : "error");
 		sqlite3_free(msg);
 		sqlite3_close(db);

@@ -17,10 +17,8 @@ typedef struct differ {
 static hf_status sql_error(differ *d, const char *what)
 {
 	int code = sqlite3_errcode(d->db) & 0xFF;
-	/* A damaged database is bad input, as a damaged dump is. */
 	return hf_error_set(d->err, code == SQLITE_NOMEM ? HF_ERR_NOMEM
-	                            : code == SQLITE_CORRUPT || code == SQLITE_NOTADB ? HF_ERR_FORMAT
-	                            : HF_ERR_IO,
+	                            : hf_sqlite_damaged(code) ? HF_ERR_FORMAT : HF_ERR_IO,
 	                    "SQLite: %s: %s", what, sqlite3_errmsg(d->db));
 }
 
@@ -63,9 +61,7 @@ static hf_status attach(differ *d, const char *path, const char *schema)
 	int rc = sqlite3_exec(d->db, sql, NULL, NULL, NULL);
 	sqlite3_free(sql);
 	if (rc != SQLITE_OK)
-		return hf_error_set(d->err,
-		                    (rc & 0xFF) == SQLITE_CORRUPT || (rc & 0xFF) == SQLITE_NOTADB ? HF_ERR_FORMAT
-		                                                                                : HF_ERR_IO,
+		return hf_error_set(d->err, hf_sqlite_damaged(rc) ? HF_ERR_FORMAT : HF_ERR_IO,
 		                    "%s: cannot open: %s", path, sqlite3_errmsg(d->db));
 	/* Reading the schema is what tells a database from another file. */
 	char q[96];

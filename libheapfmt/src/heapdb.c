@@ -154,6 +154,11 @@ static const struct {
 	  " PRIMARY KEY (dest, dump, source, seq)" },
 };
 
+int hf_sqlite_damaged(int code)
+{
+	return (code & 0xFF) == SQLITE_CORRUPT || (code & 0xFF) == SQLITE_NOTADB;
+}
+
 /* A write that failed (a full disk, a file-size limit, an I/O error): the
  * database or SQLite's temporary files, which it keeps in TMPDIR (sorting,
  * CREATE INDEX), with the system's reason when SQLite has it. */

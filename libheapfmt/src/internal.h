@@ -342,6 +342,10 @@ static inline void hf_queue_get(const uint8_t **p, void *out, size_t n)
 FILE *hf_tmpfile(void);
 const char *hf_tmpdir(void);
 const char *hf_sqlite_tmpdir(void);
+/* Whether an SQLite result code (primary or extended) says the database
+ * file is damaged or not a database: bad input, as a damaged dump is
+ * (heapdb.c). */
+int hf_sqlite_damaged(int code);
 int hf_tmpfd_in(const char *dir);
 /* An output's temporary file beside path ("<dir>/.<base>.tmp-XXXXXX", mode
  * 0666 less the umask), open read-write; its name in *tmp_out, kept for
