@@ -318,6 +318,61 @@ const char *cli_opt_value(const char *name, int argc, char **argv, int *i, int *
 	return "";
 }
 
+int cli_split_short_group(int *argc, char ***argv, int i, const char *noarg, const char *witharg)
+{
+	static char **owned; /* the copy made last (reachable, for the leak checker) */
+	const char *a = (*argv)[i];
+	size_t len = strlen(a);
+	if (len < 3 || a[0] != '-' || a[1] == '-')
+		return 0;
+	/* Check the whole group first: nothing changes for an unknown letter. */
+	size_t pieces = 0;
+	for (size_t k = 1; k < len; k++) {
+		if (strchr(witharg, a[k])) {
+			pieces += k + 1 < len ? 2 : 1;
+			break;
+		}
+		if (!strchr(noarg, a[k]))
+			return 0;
+		pieces++;
+	}
+	char **nv = calloc((size_t)*argc + pieces + 1, sizeof *nv);
+	char *text = malloc(3 * pieces + len + 1);
+	if (!nv || !text) {
+		free(nv);
+		free(text);
+		return 0;
+	}
+	int n = 0;
+	for (int k = 0; k < i; k++)
+		nv[n++] = (*argv)[k];
+	char *t = text;
+	for (size_t k = 1; k < len; k++) {
+		t[0] = '-';
+		t[1] = a[k];
+		t[2] = 0;
+		nv[n++] = t;
+		t += 3;
+		if (strchr(witharg, a[k])) {
+			if (k + 1 < len) {
+				memcpy(t, a + k + 1, len - k);
+				nv[n++] = t;
+			}
+			break;
+		}
+	}
+	for (int k = i + 1; k < *argc; k++)
+		nv[n++] = (*argv)[k];
+	nv[n] = NULL;
+	/* The strings of an earlier copy stay in use; only its array goes. */
+	if (owned)
+		free(owned);
+	owned = nv;
+	*argv = nv;
+	*argc = n;
+	return 1;
+}
+
 hf_status cli_run_open_input(cli_run *r, hf_input **in, hf_error *err)
 {
 	hf_status st = hf_input_open(in, r->in, err);

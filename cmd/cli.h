@@ -96,6 +96,15 @@ const char *cli_input_name(const char *path);
  * the value is absent. */
 const char *cli_opt_value(const char *name, int argc, char **argv, int *i, int *missing);
 
+/* Short options given together, as getopt takes them: when argv[i] is such
+ * a group ("-fq", "-qj4", "-qo DIR"), replaces it in *argv (a copy, kept
+ * until exit) by one argument an option ("-f", "-q", "-j", "4", ...) and
+ * returns 1; the caller parses argv[i] again.  noarg lists the program's
+ * short options without a value, witharg those that take one (the rest of
+ * the group, or the next argument).  0, *argv untouched, when argv[i] is
+ * not a group of those options. */
+int cli_split_short_group(int *argc, char ***argv, int i, const char *noarg, const char *witharg);
+
 /* --analysis-memory=MIB: the analysis's memory_limit in bytes (MIB 0: no
  * limit, SIZE_MAX); 0 after a usage error, reported. */
 size_t cli_analysis_memory(const char *v, int missing);

@@ -48,6 +48,8 @@ static int parse(conv_args *c, int argc, char **argv)
 		} else if (conv->option && (r = conv->option(conv->ctx, argc, argv, &i)) != 0) {
 			if (r < 0)
 				return EXIT_USAGE;
+		} else if (cli_split_short_group(&argc, &argv, i, conv->heapdb ? "hVqf" : "hVq", "oj")) {
+			i--;
 		} else {
 			cli_usage_error("unknown option '%s'", a);
 			return EXIT_USAGE;

@@ -57,6 +57,8 @@ static int run(int argc, char **argv)
 		} else if ((v = cli_opt_value("--analysis-memory", argc, argv, &i, &missing))) {
 			if (!(opt.memory_limit = cli_analysis_memory(v, missing)))
 				return EXIT_USAGE;
+		} else if (cli_split_short_group(&argc, &argv, i, "hV", "")) {
+			i--;
 		} else {
 			cli_usage_error("unknown option '%s'", a);
 			return EXIT_USAGE;

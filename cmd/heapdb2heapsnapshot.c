@@ -58,6 +58,8 @@ static int run(int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			opt.dump = d;
+		} else if (cli_split_short_group(&argc, &argv, i, "hVq", "")) {
+			i--;
 		} else {
 			cli_usage_error("unknown option '%s'", a);
 			return EXIT_USAGE;

@@ -106,6 +106,8 @@ static int parse(opts *o, int argc, char **argv)
 				o->fail_bytes = n;
 			else
 				o->fail_count = n;
+		} else if (cli_split_short_group(&argc, &argv, i, "hVq", "")) {
+			i--;
 		} else {
 			cli_usage_error("unknown option '%s'", a);
 			return EXIT_USAGE;

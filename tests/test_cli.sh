@@ -30,6 +30,15 @@ for p in hprof2ndjson hprof2heapdb ndjson2heapdb heapdb2ndjson; do
 	check "$p missing input is an I/O error" expect_rc 3 "$tools/$p" "$t/nope.hprof" "$t/x.db"
 	check "$p: the error is one line" test "$(wc -l <"$t/err")" -le 2
 done
+check "short options given together (-qf)" expect_rc 0 "$tools/hprof2heapdb" -qf "$sample" "$t/group.db"
+check "are each taken (-f: an existing database replaced)" expect_rc 0 "$tools/hprof2heapdb" -fq "$sample" "$t/group.db"
+check "a group with an unknown letter is a usage error" expect_rc 2 "$tools/hprof2heapdb" -qx "$sample" "$t/group2.db"
+check "naming the group" grep -q "unknown option '-qx'" "$t/err"
+check "-f is not an option of an NDJSON writer, in a group either" expect_rc 2 "$tools/hprof2ndjson" -qf "$sample" "$t/group.ndjson"
+check "a value at the end of a group (-qj1, -qo DIR)" expect_rc 0 "$tools/hprof2ndjson" -qj1 -qo "$t/groupdir" "$sample"
+check "goes to its option" test -s "$t/groupdir/sample.ndjson"
+check "-Vh: the first one wins" expect_rc 0 "$tools/heapdb-analyze" -Vh
+check "(the version)" grep -q "heapfmt" "$t/out"
 check "hprof2heapdb needs two arguments" expect_rc 2 "$tools/hprof2heapdb" "$sample"
 check "an empty output name is a usage error, before any work" expect_rc 2 "$tools/hprof2ndjson" "$sample" ""
 check "also for heapdb-analyze" expect_rc 2 "$tools/heapdb-analyze" ""
