@@ -233,6 +233,29 @@ void cli_progress_init(cli_progress *p, int mode)
 	p->tty = isatty(STDERR_FILENO);
 	p->last = -1;
 	p->enabled = mode > 0 || (mode == 0 && p->tty);
+	p->unit = NULL;
+	p->done = p->total = p->size = 0;
+	p->shown = 0;
+}
+
+static void progress_line(const cli_progress *p, const char *lead, const char *tail)
+{
+	unsigned long long done = p->done, total = p->total;
+	const char *unit = p->unit;
+	if (!unit) {
+		/* kB below 16 MiB, where MB would read 0 */
+		int shift = (p->total ? p->total : p->done) < ((uint64_t)16 << 20) ? 10 : 20;
+		unit = shift == 10 ? "kB" : "MB";
+		done >>= shift;
+		total >>= shift;
+	}
+	if (!p->total && !p->done)
+		fprintf(stderr, "%s%s: done%s", lead, cli_prog, tail);
+	else if (p->total)
+		fprintf(stderr, "%s%s: %3d%% (%llu of %llu %s)%s", lead, cli_prog,
+		        (int)(p->done * 100 / p->total), done, total, unit, tail);
+	else
+		fprintf(stderr, "%s%s: %llu %s read%s", lead, cli_prog, done, unit, tail);
 }
 
 void cli_progress_cb(void *ctx, uint64_t done, uint64_t total)
@@ -240,6 +263,8 @@ void cli_progress_cb(void *ctx, uint64_t done, uint64_t total)
 	cli_progress *p = ctx;
 	if (!p->enabled)
 		return;
+	p->done = done;
+	p->total = total;
 	const char *lead = "\r", *tail = "";
 	if (!p->tty) {
 		/* A file or a pipe (--progress): whole lines, no terminal codes. */
@@ -252,19 +277,27 @@ void cli_progress_cb(void *ctx, uint64_t done, uint64_t total)
 		lead = "";
 		tail = "\n";
 	}
-	if (total)
-		fprintf(stderr, "%s%s: %3d%% (%llu of %llu MB)%s", lead, cli_prog,
-		        (int)(done * 100 / total), (unsigned long long)(done >> 20),
-		        (unsigned long long)(total >> 20), tail);
-	else
-		fprintf(stderr, "%s%s: %llu MB read%s", lead, cli_prog, (unsigned long long)(done >> 20), tail);
+	progress_line(p, lead, tail);
+	p->shown = 1;
+	p->shown_done = done;
+	p->shown_total = total;
 	p->drawn = 1;
 }
 
-void cli_progress_end(cli_progress *p)
+void cli_progress_end(cli_progress *p, int ok)
 {
 	if (p->drawn && p->tty)
 		fprintf(stderr, "\r\033[K");
+	else if (ok && p->enabled && !p->tty) {
+		/* The end of what was read: the whole input when its size is
+		 * known (the reader's last call may be 16 MiB before it). */
+		if (!p->unit && p->size)
+			p->done = p->total = p->size;
+		else if (p->total)
+			p->done = p->total;
+		if (!p->shown || p->done != p->shown_done || p->total != p->shown_total)
+			progress_line(p, "", "\n");
+	}
 	p->drawn = 0;
 }
 
@@ -276,6 +309,7 @@ void cli_version(void)
 void cli_progress_for(cli_progress *p, uint64_t input_size)
 {
 	/* Small inputs finish before a bar would help; --progress still shows it. */
+	p->size = input_size;
 	if (p->enabled && p->mode == 0 && input_size < ((uint64_t)64 << 20))
 		p->enabled = 0;
 }

@@ -61,10 +61,20 @@ typedef struct cli_progress {
 	int tty;            /* stderr is a terminal: one line redrawn; else a line
 	                     * a second at most (a CI log) */
 	double last;        /* when the last line was written (not a terminal) */
+	const char *unit;   /* what done and total count: NULL bytes (shown in
+	                     * MB), else a plural noun */
+	uint64_t done, total;  /* as of the last call */
+	uint64_t size;      /* the input's size, 0 unknown (cli_progress_for) */
+	uint64_t shown_done, shown_total; /* in the last line written */
+	int shown;          /* a line was written */
 } cli_progress;
 void cli_progress_init(cli_progress *p, int mode); /* mode: -1 never, 0 auto, 1 always */
 void cli_progress_cb(void *ctx, uint64_t done, uint64_t total);
-void cli_progress_end(cli_progress *p);
+/* Ends the indicator: on a terminal, erases its line; else (--progress to a
+ * log), after a run that succeeded (ok), writes the end's line unless the
+ * last line was it, so that even a run too short for any other line leaves
+ * one. */
+void cli_progress_end(cli_progress *p, int ok);
 void cli_version(void);
 /* Writes s (UTF-8) as a JSON string. */
 void cli_json_string(FILE *fp, const char *s);

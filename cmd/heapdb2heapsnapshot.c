@@ -81,12 +81,13 @@ static int run(int argc, char **argv)
 		return EXIT_USAGE;
 	cli_progress pr;
 	cli_progress_init(&pr, progress_mode);
+	pr.unit = "nodes and edges";
 	opt.progress = cli_progress_cb;
 	opt.progress_ctx = &pr;
 	opt.generator = cli_prog;
 	hf_error err;
 	hf_status st = hf_v8_export(args[0], nargs > 1 ? args[1] : "-", &opt, NULL, &err);
-	cli_progress_end(&pr);
+	cli_progress_end(&pr, st == HF_OK);
 	if (st) {
 		cli_report(args[0], &err);
 		return cli_exit_code(st);

@@ -204,7 +204,7 @@ static int prepare_input(const opts *o, const char *path, const char *which, cha
 		st = hf_hprof_read(in, sink, &ho, NULL, &err);
 		if (!st)
 			st = hf_sink_finish(sink, &err);
-		cli_progress_end(&pr);
+		cli_progress_end(&pr, st == HF_OK);
 	}
 	hf_sink_destroy(sink, st == HF_OK);
 	hf_input_close(in);

@@ -49,8 +49,16 @@ check "and writes there" test -s "$t/nest/a/b/sample.ndjson"
 # --progress to a file or pipe (a CI log): whole lines, no terminal codes.
 check "--progress to a log" expect_rc 0 sh -c \
 	"'$tools/hprof2ndjson' '$sample' | '$tools/ndjson2heapdb' --progress - '$t/prog.db'"
-check "writes whole lines" grep -q "^ndjson2heapdb: .*MB" "$t/err"
+check "writes whole lines" grep -qx "ndjson2heapdb: [0-9]* [kM]B read" "$t/err"
+check "the end's once" test "$(wc -l <"$t/err")" = 1
 check "with no carriage return or escape" sh -c "test \$(tr -d '\r\033' <'$t/err' | wc -c) = \$(wc -c <'$t/err')"
+check "a file too small for any other line still gets the end's" expect_rc 0 "$tools/hprof2ndjson" --progress "$sample" "$t/prog.ndjson"
+check "(its size in kB, not 0 MB)" grep -qx "hprof2ndjson: 100% ([1-9][0-9]* of [1-9][0-9]* kB)" "$t/err"
+head -c 300000 "$sample" >"$t/cut.gz"
+check "a run that fails" expect_rc 1 "$tools/hprof2ndjson" --progress "$t/cut.gz" "$t/cut.ndjson"
+check "does not end with 100%" sh -c "! grep -q '100%' '$t/err'"
+check "heapdb2heapsnapshot --progress" expect_rc 0 "$tools/heapdb2heapsnapshot" --progress "$t/prog.db" "$t/prog.heapsnapshot"
+check "counts nodes and edges, not bytes" sh -c "grep -q '^heapdb2heapsnapshot: ' '$t/err' && ! grep -q 'B)\$' '$t/err'"
 
 # SOURCE_DATE_EPOCH that is not a number of seconds: a usage error, not "now".
 check "a malformed SOURCE_DATE_EPOCH is a usage error" expect_rc 2 env SOURCE_DATE_EPOCH=abc "$tools/hprof2ndjson" "$sample" "$t/sde.ndjson"
