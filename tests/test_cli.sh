@@ -190,6 +190,13 @@ for c in 400000 550000 640000; do
 	check "with the records the same bytes give through a pipe" \
 		test "$(grep -vc '"heapfmt\.\|"crtime"\|"target_file"' "$t/cutz.ndjson")" = "$(grep -vc '"heapfmt\.\|"crtime"\|"target_file"' "$t/cutp.ndjson")"
 done
+# --salvage of a file that is not of the format at all: nothing to keep,
+# the plain error (exit 1) and no output, as without --salvage.
+printf 'not a heap dump, not DDM data\n' >"$t/text.txt"
+check "hprof2ndjson --salvage of a text file exits 1" expect_rc 1 "$tools/hprof2ndjson" --salvage "$t/text.txt" "$t/text.ndjson"
+check "hpsg2ndjson --salvage of a text file exits 1" expect_rc 1 "$tools/hpsg2ndjson" --salvage "$t/text.txt" "$t/text.ndjson"
+check "claiming no salvage" sh -c "! grep -q salvaged '$t/err'"
+check "and leaving no output" test ! -e "$t/text.ndjson"
 chunks="$(dirname "$sample")/../fuzz/ddm/stream-chunks"
 if [ -f "$chunks" ]; then
 	gzip -c "$chunks" | head -c 3000 >"$t/cutd.gz"

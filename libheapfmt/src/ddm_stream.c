@@ -132,6 +132,7 @@ typedef struct stream {
 	size_t ncounts;
 	hf_buf unknown_list;
 	int stop;                /* salvage: the reader stopped at the damage */
+	int not_ddm;             /* the input is not DDM data at all: nothing to salvage */
 	uint64_t last_progress;
 	int bit6_warned;
 	int payload_mode;        /* shape payload: a lone segment is its own series */
@@ -1263,6 +1264,7 @@ static hf_status read_payload(stream *s)
 	if (!type)
 		type = guess_payload(data, all.len);
 	if (!type) {
+		s->not_ddm = 1;
 		st = hf_error_at(s->err, HF_ERR_FORMAT, 0, "payload",
 		                 "neither JDWP packets nor chunks, and the %zu bytes do not read as an "
 		                 "allocation report, HPSG or HPIF data: name the chunk type (--payload=TYPE)",
@@ -1451,7 +1453,7 @@ hf_status hf_ddm_read(hf_input *in, hf_sink *sink, const hf_ddm_options *opt,
 		st = read_payload(s);
 	if (!st)
 		st = end_series(s);
-	if (st && opt->salvage && st != HF_ERR_NOMEM && st != HF_ERR_IO && st != HF_ERR_USAGE) {
+	if (st && opt->salvage && !s->not_ddm && st != HF_ERR_NOMEM && st != HF_ERR_IO && st != HF_ERR_USAGE) {
 		/* Keep what came before the damage: the open series end
 		 * incomplete, and the trailer says where the reader stopped. */
 		stats->incomplete = 1;
