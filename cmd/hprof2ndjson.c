@@ -14,6 +14,7 @@ static const char help[] =
 	"                         GC roots, dominator, retained size) as heapfmt.node_analysis\n"
 	"                         records; builds a temporary database beside OUT (or in\n"
 	"                         $TMPDIR for standard output)\n"
+	CLI_ANALYSIS_MEMORY_HELP
 	"      --salvage          on a damaged or truncated dump, keep what came before the\n"
 	"                         damage (metadata heapfmt.complete=false; exit status 5)\n"
 	"  --values               also write primitive field values and array contents\n"

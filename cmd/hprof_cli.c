@@ -35,7 +35,7 @@ static int hprof_option(void *ctx, int argc, char **argv, int *i)
 		h->analysis = 0;
 	} else if (!h->heapdb && !strcmp(a, "--analysis")) {
 		h->analysis = 1;
-	} else if (h->heapdb && (v = cli_opt_value("--analysis-memory", argc, argv, i, &missing))) {
+	} else if ((v = cli_opt_value("--analysis-memory", argc, argv, i, &missing))) {
 		if (!(h->analysis_memory = cli_analysis_memory(v, missing)))
 			return -1;
 	} else if (!strcmp(a, "--values")) {
@@ -111,7 +111,10 @@ static hf_status hprof_wrap_sink(void *ctx, const char *out, hf_sink **sink, hf_
 		snprintf(beside, sizeof beside, "%s", out);
 	else
 		snprintf(beside, sizeof beside, "%s/heapfmt-analysis", tmpdir && *tmpdir ? tmpdir : "/tmp");
-	return hf_analysis_sink_new(sink, *sink, beside, err);
+	hf_analysis_options ao;
+	hf_analysis_options_init(&ao);
+	ao.memory_limit = ((const hprof_args *)ctx)->analysis_memory;
+	return hf_analysis_sink_open(sink, *sink, beside, &ao, err);
 }
 
 int hprof_cli_main(const char *name, int heapdb, const char *help, int argc, char **argv)

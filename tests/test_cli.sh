@@ -190,6 +190,14 @@ for c in 400000 550000 640000; do
 	check "with the records the same bytes give through a pipe" \
 		test "$(grep -vc '"heapfmt\.\|"crtime"\|"target_file"' "$t/cutz.ndjson")" = "$(grep -vc '"heapfmt\.\|"crtime"\|"target_file"' "$t/cutp.ndjson")"
 done
+# hprof2ndjson --analysis --analysis-memory, as hprof2heapdb takes it: the
+# same records whether the arrays live in files or in memory.
+check "hprof2ndjson --analysis --analysis-memory=1" expect_rc 0 env SOURCE_DATE_EPOCH=0 "$tools/hprof2ndjson" --analysis --analysis-memory=1 "$sample" "$t/am1.ndjson"
+check "--analysis-memory=0" expect_rc 0 env SOURCE_DATE_EPOCH=0 "$tools/hprof2ndjson" --analysis --analysis-memory=0 "$sample" "$t/am0.ndjson"
+check "give the same records" cmp -s "$t/am1.ndjson" "$t/am0.ndjson"
+check "with the analysis in them" grep -q '"record":"heapfmt.node_analysis"' "$t/am1.ndjson"
+check "--analysis-memory takes a number" expect_rc 2 "$tools/hprof2ndjson" --analysis --analysis-memory=lots "$sample" "$t/am2.ndjson"
+
 # --salvage of a file that is not of the format at all: nothing to keep,
 # the plain error (exit 1) and no output, as without --salvage.
 printf 'not a heap dump, not DDM data\n' >"$t/text.txt"

@@ -203,6 +203,12 @@ static const hf_sink_ops tee_ops = {
 
 hf_status hf_analysis_sink_new(hf_sink **out, hf_sink *next, const char *beside, hf_error *err)
 {
+	return hf_analysis_sink_open(out, next, beside, NULL, err);
+}
+
+hf_status hf_analysis_sink_open(hf_sink **out, hf_sink *next, const char *beside,
+                                const hf_analysis_options *opt, hf_error *err)
+{
 	*out = NULL;
 	tee *t = calloc(1, sizeof *t);
 	if (!t) {
@@ -220,7 +226,7 @@ hf_status hf_analysis_sink_new(hf_sink **out, hf_sink *next, const char *beside,
 		return st;
 	}
 	close(fd);
-	hf_heapdb_options o = { 1, 1, 1, 0 };
+	hf_heapdb_options o = { 1, 1, 1, opt ? opt->memory_limit : 0 };
 	hf_status st = hf_heapdb_sink_open(&t->db, t->db_path, &o, err);
 	if (st) {
 		t->db = NULL;

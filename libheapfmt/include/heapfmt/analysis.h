@@ -82,6 +82,9 @@ HF_API extern const hf_type hf_node_analysis_type;
  * size of the dump. */
 HF_API hf_status hf_analysis_sink_new(hf_sink **out, hf_sink *next, const char *beside,
                                       hf_error *err);
+/* The same with the analysis's options (opt NULL: the defaults). */
+HF_API hf_status hf_analysis_sink_open(hf_sink **out, hf_sink *next, const char *beside,
+                                       const hf_analysis_options *opt, hf_error *err);
 
 #ifdef __cplusplus
 }
