@@ -82,7 +82,7 @@ CREATE TABLE "ddm_heap_info" (
   "chunk" INTEGER,             -- index of the HPIF chunk (ddm.chunk)
   "heap" INTEGER,              -- heap id (always 1 as written)
   "timestamp_ms" INTEGER,      -- milliseconds since the Unix epoch
-  "timestamp" TEXT,            -- the same as ISO-8601 UTC
+  "timestamp" TEXT,            -- the same as ISO-8601 UTC, with the milliseconds unless 0
   "reason" INTEGER,            -- the 'when' that fired: 1 now, 2 next GC, 3 every GC
   "max_bytes" INTEGER,         -- maximum heap size (-Xmx)
   "footprint_bytes" INTEGER,   -- current heap size

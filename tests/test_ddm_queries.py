@@ -175,7 +175,8 @@ def check_heaps(con, root, dumps, runs, infos, tag):
     got = sorted(rows(con, kinds))
     check(got == want, "%s: heap_usage per kind and solidity: %r" % (tag, sorted(set(got) ^ set(want))[:3]))
 
-    iso = lambda ms: time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(ms // 1000))
+    iso = lambda ms: time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(ms // 1000)) + \
+        (".%03dZ" % (ms % 1000) if ms % 1000 else "Z")
     want = sorted((i["heap"], iso(i["timestamp_ms"]), i["max_bytes"], i["footprint_bytes"],
                    i["allocated_bytes"], i["allocated_objects"]) for i in infos)
     got = sorted(r[1:3] + r[3:7] for r in rows(con, hpif))

@@ -243,6 +243,22 @@ static void test_put_u64(void)
 	}
 }
 
+/* The values are Python's: datetime.fromtimestamp(ms / 1000, timezone.utc). */
+static void test_iso8601_ms(void)
+{
+	char b[40];
+	hf_iso8601_ms(1505478840497u, b); /* ahat_RI.hprof's timestamp */
+	CHECK_STR(b, "2017-09-15T12:34:00.497Z", "milliseconds kept");
+	hf_iso8601_ms(1700000000000u, b);
+	CHECK_STR(b, "2023-11-14T22:13:20Z", "none when they are 0");
+	hf_iso8601_ms(1700000000007u, b);
+	CHECK_STR(b, "2023-11-14T22:13:20.007Z", "three digits");
+	hf_iso8601_ms(0, b);
+	CHECK_STR(b, "1970-01-01T00:00:00Z", "the epoch");
+	hf_iso8601_ms(UINT64_MAX, b);
+	CHECK_STR(b, "", "past any calendar: empty");
+}
+
 static void test_map(void)
 {
 	hf_map m;
@@ -1498,6 +1514,7 @@ int main(void)
 	test_bigmem();
 	test_bigmem_backoff();
 	test_put_u64();
+	test_iso8601_ms();
 	test_writebehind();
 	return t_done("test_unit");
 }

@@ -96,7 +96,7 @@ static const hf_field heap_info_fields[] = {
 	{ "chunk", HF_FIELD_INT, "index of the HPIF chunk (ddm.chunk)", 0 },
 	{ "heap", HF_FIELD_INT, "heap id (always 1 as written)", 0 },
 	{ "timestamp_ms", HF_FIELD_INT, "milliseconds since the Unix epoch", 0 },
-	{ "timestamp", HF_FIELD_TEXT, "the same as ISO-8601 UTC", 0 },
+	{ "timestamp", HF_FIELD_TEXT, "the same as ISO-8601 UTC, with the milliseconds unless 0", 0 },
 	{ "reason", HF_FIELD_INT, "the 'when' that fired: 1 now, 2 next GC, 3 every GC", 0 },
 	{ "max_bytes", HF_FIELD_INT, "maximum heap size (-Xmx)", 0 },
 	{ "footprint_bytes", HF_FIELD_INT, "current heap size", 0 },

@@ -515,11 +515,8 @@ static hf_status do_hpif(stream *s, const uint8_t *p, size_t n, uint64_t base, u
 		const uint8_t *h = p + 4 + i * 29;
 		ddm_ctx *c = &s->c;
 		uint64_t ms = hf_be64(h + 4);
-		char iso[40] = "";
-		time_t t = (time_t)(ms / 1000);
-		struct tm tm;
-		if (ms / 1000 <= (uint64_t)INT32_MAX * 64 && gmtime_r(&t, &tm))
-			strftime(iso, sizeof iso, "%Y-%m-%dT%H:%M:%SZ", &tm);
+		char iso[40];
+		hf_iso8601_ms(ms, iso);
 		ddm_vals_clear(c, 9);
 		ddm_val_u(&c->vals[0], chunk);
 		ddm_val_u(&c->vals[1], hf_be32(h));

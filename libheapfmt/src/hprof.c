@@ -3629,11 +3629,8 @@ static hf_status declare_all(reader *r, const char *source)
 	char gen[96];
 	snprintf(gen, sizeof gen, "%s (heapfmt %s)", o->generator ? o->generator : "libheapfmt",
 	         HEAPFMT_VERSION);
-	time_t ts = (time_t)(r->timestamp_ms / 1000);
-	struct tm tm;
-	char iso[40] = "";
-	if (gmtime_r(&ts, &tm))
-		strftime(iso, sizeof iso, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	char iso[40];
+	hf_iso8601_ms(r->timestamp_ms, iso);
 	struct { const char *k; const char *v; } meta[] = {
 		{ "version_major", HEAPFMT_FORMAT_MAJOR },
 		{ "generator", gen },

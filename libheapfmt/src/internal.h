@@ -71,6 +71,10 @@ bool hf_buf_json_string(hf_buf *b, const char *s, size_t n);
  * the NDJSON reader) refuses a key with a NUL in it. */
 bool hf_buf_json_key(hf_buf *b, const char *s, size_t n);
 bool hf_buf_u64(hf_buf *b, uint64_t v);
+/* ms since the Unix epoch as ISO 8601 UTC, with the milliseconds when
+ * they are not 0 ("2023-11-14T22:13:20.123Z"); "" when no calendar date
+ * can hold it.  buf: 40 bytes. */
+void hf_iso8601_ms(uint64_t ms, char buf[40]);
 bool hf_buf_i64(hf_buf *b, int64_t v);
 
 /* Writes v in decimal at p (up to 20 bytes, no NUL); returns the end.  The

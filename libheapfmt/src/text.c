@@ -178,6 +178,27 @@ size_t hf_latin1_decode(const uint8_t *in, size_t len, char *out)
 	return o;
 }
 
+void hf_iso8601_ms(uint64_t ms, char buf[40])
+{
+	buf[0] = 0;
+	/* Past year 2^31 gmtime_r may fail or overflow the year: not a time. */
+	if (ms / 1000 > (uint64_t)INT32_MAX * 64)
+		return;
+	time_t t = (time_t)(ms / 1000);
+	struct tm tm;
+	if (!gmtime_r(&t, &tm))
+		return;
+	size_t n = strftime(buf, 40, "%Y-%m-%dT%H:%M:%S", &tm);
+	if (!n) {
+		buf[0] = 0;
+		return;
+	}
+	if (ms % 1000)
+		snprintf(buf + n, 40 - n, ".%03uZ", (unsigned)(ms % 1000));
+	else
+		snprintf(buf + n, 40 - n, "Z");
+}
+
 void hf_crtime_now(char *buf, size_t size)
 {
 	time_t t = time(NULL);
