@@ -1929,6 +1929,24 @@ static uint64_t layout_size(unsigned oop, unsigned hdr, unsigned ahdr, unsigned 
 	return (x + align - 1) & ~(uint64_t)(align - 1);
 }
 
+/* layout-big-first: a long[] of this many elements (zeros, a hole of the
+ * file; a long[] rather than a byte[] for a short --values text) before the objects, in a segment of its own, as the Parallel GC or
+ * ZGC place a program's big array among its first objects. */
+static uint64_t big_first;
+
+/* A primitive array of count zeros of the given type at obj, the zeros a
+ * hole of the file (hole_at, hole_len: one a file). */
+static void hole_array(buf *b, uint64_t obj, unsigned type, uint64_t count)
+{
+	u1(b, SUB_PRIMITIVE_ARRAY_DUMP);
+	id(b, obj);
+	u4(b, 1);
+	u4(b, (uint32_t)count);
+	u1(b, type);
+	hole_at = b->n;
+	hole_len = count * tsize(type);
+}
+
 /* kinds: bits 0-8 A to Object[] as above, bit 9 F {Object r, s, t}; SHORT_ARRAYS:
  * arrays of 1-4 elements; FEW_BYTES: a byte[3] every 40th object only (the
  * others cycle through the instance kinds). */
@@ -1978,6 +1996,14 @@ static void layout_dump(buf *b, unsigned oop, unsigned hdr, unsigned ahdr, unsig
 		class_dump(b, &f);
 	}
 	uint64_t addr = 0x10000000;
+	if (big_first) {
+		rec_end(b, at);
+		at = rec_begin(b, TAG_HEAP_DUMP_SEGMENT);
+		hole_array(b, addr, T_LONG, big_first);
+		patch4(b, at, (uint32_t)(b->n - at - 4 + hole_len));
+		at = rec_begin(b, TAG_HEAP_DUMP_SEGMENT);
+		addr += layout_size(oop, hdr, ahdr, align, 6, (unsigned)big_first);
+	}
 	size_t declared_end = 0;
 	for (unsigned k = 0; k < 400; k++) {
 		if (k == 1)
@@ -2014,13 +2040,7 @@ static void layout_dump(buf *b, unsigned oop, unsigned hdr, unsigned ahdr, unsig
 		 * record's length modulo 2^32 is declared_end's. */
 		uint64_t len = ((uint64_t)1 << 32) + (declared_end - at - 4);
 		uint64_t count = len - (b->n - at - 4) - (1 + 8 + 4 + 4 + 1) - (1 + 8);
-		u1(b, SUB_PRIMITIVE_ARRAY_DUMP);
-		id(b, addr);
-		u4(b, 1);
-		u4(b, (uint32_t)count);
-		u1(b, T_BYTE);
-		hole_at = b->n;
-		hole_len = count;
+		hole_array(b, addr, T_BYTE, count);
 		root_simple(b, ROOT_UNKNOWN, 0x10000000);
 		patch4(b, at, (uint32_t)(b->n - at - 4 + hole_len));
 		return;
@@ -2071,6 +2091,13 @@ static void scen_layout_nocoops_tie(buf *b)
  * above, and a byte[3] every 40th object, which only 24-byte array headers
  * space: ten pairs, fewer than the margin, and both layouts of 8-byte
  * references are close.  The better of them is taken, not the first. */
+/* layout-coops-noccp's objects after a long[] of 20 MiB: past the 16 MiB
+ * the reader looks ahead at first. */
+static void scen_layout_big_first(buf *b)
+{
+	big_first = (uint64_t)20 << 17;
+	scen_layout(b, 4, 16, 24, 8, ALL_KINDS);
+}
 static void scen_layout_nocoops_neartie(buf *b)
 {
 	scen_layout(b, 8, 16, 24, 8, 1u << 2 | 1u << 4 | KIND_F | FEW_BYTES);
@@ -2173,6 +2200,8 @@ static const struct scenario {
 	  "8-byte ids, objects side by side: 8-byte references, sizes that 12- and 16-byte headers share" },
 	{ "layout-nocoops-neartie", scen_layout_nocoops_neartie,
 	  "8-byte ids, objects side by side: 16-byte headers, ten byte[] of 400 objects tell them from 12" },
+	{ "layout-big-first", scen_layout_big_first,
+	  "8-byte ids, a long[] of 20 MiB and then objects side by side: 4-byte references, 16-byte headers" },
 	{ "two-dumps-late", scen_two_dumps_late,
 	  "two 1.0.1 HEAP DUMPs, each of char[]s and then Strings of them" },
 	{ "wrapped-length", scen_wrapped_length,

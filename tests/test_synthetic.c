@@ -2046,6 +2046,7 @@ static void fresh_dir(const char *dir)
 typedef struct layout_case {
 	const char *file, *coops, *ccp, *compact, *arr_header, *align;
 	long long want[10];     /* 0: the scenario has no such objects */
+	long long big;          /* the byte[] before the objects: its size (0: none) */
 } layout_case;
 
 static void check_layout(sqlite3 *db, const layout_case *l)
@@ -2061,7 +2062,10 @@ static void check_layout(sqlite3 *db, const layout_case *l)
 	CHECK_STR(meta(db, "hprof.array_header"), l->arr_header, "array header");
 	CHECK_STR(meta(db, "hprof.object_alignment"), l->align, "object alignment");
 	CHECK_STR(meta(db, "hprof.size_model_from"), "spacing", "model from the objects' spacing");
-	CHECK_EQ_I(count_nodes(db, 2) + count_nodes(db, 3) + count_nodes(db, 4), 400, "objects");
+	CHECK_EQ_I(count_nodes(db, 2) + count_nodes(db, 3) + count_nodes(db, 4), 400 + (l->big != 0), "objects");
+	if (l->big)
+		CHECK_EQ_I(qi(db, "SELECT size FROM node WHERE identifier = %lld", 0x10000000LL), l->big,
+		           "size of the big long[]");
 	char msg[64];
 	for (size_t i = 0; i < sizeof instances / sizeof *instances; i++) {
 		int k = instances[i];
@@ -2099,32 +2103,37 @@ static void check_layout(sqlite3 *db, const layout_case *l)
 
 /* Each layout scenario's model and sizes (the order of check_layout's). */
 static const layout_case layouts[] = {
-	{ "layout-coops.hprof", "true", "true", "false", "16", "8", { 24, 32, 32, 16, 16, 32, 40, 24, 32 } },
-	{ "layout-nocoops.hprof", "false", "true", "false", "16", "8", { 24, 32, 32, 16, 16, 32, 40, 24, 40 } },
+	{ "layout-coops.hprof", "true", "true", "false", "16", "8", { 24, 32, 32, 16, 16, 32, 40, 24, 32 }, 0 },
+	{ "layout-nocoops.hprof", "false", "true", "false", "16", "8", { 24, 32, 32, 16, 16, 32, 40, 24, 40 }, 0 },
 	{ "layout-nocoops-noccp.hprof", "false", "false", "false", "24", "8",
-	  { 32, 40, 32, 24, 16, 40, 48, 32, 48 } },
-	{ "layout-coops-noccp.hprof", "true", "false", "false", "24", "8", { 24, 32, 32, 24, 16, 40, 48, 32, 40 } },
-	{ "layout-align16.hprof", "true", "true", "false", "16", "16", { 32, 32, 32, 16, 16, 32, 48, 32, 32 } },
+	  { 32, 40, 32, 24, 16, 40, 48, 32, 48 }, 0 },
+	{ "layout-coops-noccp.hprof", "true", "false", "false", "24", "8", { 24, 32, 32, 24, 16, 40, 48, 32, 40 }, 0 },
+	{ "layout-align16.hprof", "true", "true", "false", "16", "16", { 32, 32, 32, 16, 16, 32, 48, 32, 32 }, 0 },
 	/* An 8-byte header: no hole before C's longs; E is its header alone. */
-	{ "layout-compact.hprof", "true", "true", "true", "12", "8", { 16, 24, 24, 16, 8, 24, 40, 16, 24 } },
+	{ "layout-compact.hprof", "true", "true", "true", "12", "8", { 16, 24, 24, 16, 8, 24, 40, 16, 24 }, 0 },
 	{ "layout-compact-nocoops.hprof", "false", "true", "true", "12", "8",
-	  { 24, 32, 24, 16, 8, 24, 40, 16, 40 } },
+	  { 24, 32, 24, 16, 8, 24, 40, 16, 40 }, 0 },
 	/* As layout-coops-noccp but for the arrays of 4-byte or narrower elements. */
-	{ "layout-noccp-jdk22.hprof", "true", "false", "false", "20", "8", { 24, 32, 32, 24, 16, 32, 48, 24, 32 } },
+	{ "layout-noccp-jdk22.hprof", "true", "false", "false", "20", "8", { 24, 32, 32, 24, 16, 32, 48, 24, 32 }, 0 },
 	/* The same VM's A, E, int[] and byte[]: found only with the help of the
 	 * arrays that the layout with elements from 24 does not space. */
-	{ "layout-noccp-jdk22-arrays.hprof", "true", "false", "false", "20", "8", { 24, 0, 0, 0, 16, 32, 0, 24, 0 } },
+	{ "layout-noccp-jdk22-arrays.hprof", "true", "false", "false", "20", "8", { 24, 0, 0, 0, 16, 32, 0, 24, 0 }, 0 },
 	/* The instances of a JDK 22 VM without compressed oops and class
 	 * pointers: their layout is found, the first listed array header
 	 * taken. */
-	{ "layout-noccp-noarrays.hprof", "false", "false", "false", "24", "8", { 32, 40, 32, 24, 16, 0, 0, 0, 0 } },
+	{ "layout-noccp-noarrays.hprof", "false", "false", "false", "24", "8", { 32, 40, 32, 24, 16, 0, 0, 0, 0 }, 0 },
 	/* No compressed oops, compressed class pointers, only objects that
 	 * 16-byte headers space alike: F's 8-byte references decide the width,
 	 * the first layout of that width is taken. */
-	{ "layout-nocoops-tie.hprof", "false", "true", "false", "16", "8", { 0, 0, 32, 0, 16, 0, 0, 24, 0, 40 } },
+	{ "layout-nocoops-tie.hprof", "false", "true", "false", "16", "8", { 0, 0, 32, 0, 16, 0, 0, 24, 0, 40 }, 0 },
 	/* JDK 8 without compressed oops: ten byte[3] of 400 objects say 16-byte
 	 * headers, too few to stand out. */
-	{ "layout-nocoops-neartie.hprof", "false", "false", "false", "24", "8", { 0, 0, 32, 0, 16, 0, 0, 32, 0, 40 } },
+	{ "layout-nocoops-neartie.hprof", "false", "false", "false", "24", "8", { 0, 0, 32, 0, 16, 0, 0, 32, 0, 40 }, 0 },
+	/* layout-coops-noccp's objects after a long[] of 20 MiB, past the first
+	 * look ahead's 16 MiB: the next window of the file (or of a gzip
+	 * file's second reading) finds them. */
+	{ "layout-big-first.hprof", "true", "false", "false", "24", "8", { 24, 32, 32, 24, 16, 40, 48, 32, 40 },
+	  24 + 8 * (20LL << 17) },
 };
 
 /* With --compressed-oops=yes|no: the width of a reference as told, the
@@ -2222,6 +2231,7 @@ static const struct {
 	{ "layout-noccp-noarrays", check_layouts },
 	{ "layout-nocoops-tie", check_layouts },
 	{ "layout-nocoops-neartie", check_layouts },
+	{ "layout-big-first", check_layouts },
 	{ "unknown-tag", NULL },     /* needs the file: see below */
 	{ "unknown-after-dump", check_unknown_after_dump },
 	{ "truncated", NULL },
@@ -2246,6 +2256,32 @@ static const struct {
 	{ "huge-record", HF_ERR_TRUNCATED, 0x05, "TRACE", "the file ends after" },
 	{ "bad-trace-count", HF_ERR_FORMAT, 0x05, "TRACE", "body is 20 bytes, expected 24" },
 };
+
+/* layout-big-first through a FIFO, which can be read only once: the look
+ * ahead has its first 16 MiB, the big long[], and the model is the first
+ * address's guess (documented); a gzip file, read a second time, finds
+ * the objects' layout as the plain file does. */
+static int gzip_pieces(const char *src, const char *dst);
+static void check_big_first_streams(const char *file, const char *dir, const char *fifo_db)
+{
+	sqlite3 *db = db_open(fifo_db);
+	if (db) {
+		CHECK_STR(meta(db, "hprof.size_model_from"), "address", "through a FIFO: the address's guess");
+		sqlite3_close(db);
+	}
+	char gz[1200], gdb[1200];
+	snprintf(gz, sizeof gz, "%s/big-first.hprof.gz", dir);
+	snprintf(gdb, sizeof gdb, "%s/big-first-gz.db", dir);
+	CHECK(gzip_pieces(file, gz) == 0, "gzip %s", file);
+	hf_hprof_options o;
+	options(&o);
+	conv cg;
+	CHECK(convert(gz, gdb, SINK_DB, &o, &cg) == HF_OK, "convert the gzip file: %s", cg.msg);
+	if (cg.st == HF_OK && (db = db_open(gdb))) {
+		check_layout(db, &layouts[sizeof layouts / sizeof *layouts - 1]);
+		sqlite3_close(db);
+	}
+}
 
 static void test_scenario(const char *name, const char *file, const char *outdir)
 {
@@ -2326,7 +2362,9 @@ static void test_scenario(const char *name, const char *file, const char *outdir
 		conv cf;
 		CHECK(convert_fifo(fifo, data, size, fv, &o, &cf) == HF_OK, "convert %s through a FIFO: %s", name,
 		      cf.msg);
-		if (cf.st == HF_OK)
+		if (cf.st == HF_OK && !strcmp(name, "layout-big-first"))
+			check_big_first_streams(file, dir, fv);
+		else if (cf.st == HF_OK)
 			compare_variant(dbp, fv, &c, &cf, "the input through a FIFO", 0);
 		if (c.stats.deferred_instances) {
 			char sp[1200];
@@ -2336,10 +2374,14 @@ static void test_scenario(const char *name, const char *file, const char *outdir
 		/* two-dumps: the default cache gives dump 1's String dump 0's text. */
 		int known = !strcmp(name, "two-dumps");
 		char small[1200];
-		snprintf(small, sizeof small, "%s/small-file.db", dir);
-		check_second_pass(dbp, file, NULL, 0, small, &c, known);
-		snprintf(small, sizeof small, "%s/small-memory.db", dir);
-		check_second_pass(dbp, file, data, size, small, &c, known);
+		/* (layout-big-first has no String, and its FIFO runs size
+		 * otherwise: check_big_first_streams.) */
+		if (strcmp(name, "layout-big-first")) {
+			snprintf(small, sizeof small, "%s/small-file.db", dir);
+			check_second_pass(dbp, file, NULL, 0, small, &c, known);
+			snprintf(small, sizeof small, "%s/small-memory.db", dir);
+			check_second_pass(dbp, file, data, size, small, &c, known);
+		}
 	}
 	free(data);
 }

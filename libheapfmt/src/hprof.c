@@ -874,6 +874,62 @@ static const size_model hotspot_models[] = {
 #define SNIFF_WINDOW ((size_t)16 << 20)
 #define SNIFF_PAIRS 65536
 #define SNIFF_MIN 32            /* pairs the winner must space, at least */
+/* A window whose objects are too few to decide (an array of 16 MiB or more
+ * among the first objects, as the Parallel GC and ZGC place a program's
+ * big arrays) is followed by the next one, past the big records, when the
+ * input can be read ahead of the reading: a plain file at an offset, a
+ * gzip file through a second reading of it (whose inflation of what comes
+ * before is the cost, hence its own bound).  Up to SNIFF_WINDOWS windows
+ * in all. */
+#define SNIFF_WINDOWS 16
+#define SNIFF_TAIL ((size_t)2 << 20)  /* a window is moved on when less is left:
+                                       * more than the largest class dump */
+#define SNIFF_INFLATE_MAX ((uint64_t)512 << 20)
+
+/* The bytes the look ahead reads: p[0, avail) at stream offset base. */
+typedef struct sniff_win {
+	const uint8_t *p;
+	size_t avail;
+	uint64_t base;
+	int at_end;              /* the input ends in the window */
+	int windows;             /* read so far */
+	uint8_t *buf;            /* a plain file's window, read at an offset */
+	hf_input *again;         /* a gzip file's second reading */
+} sniff_win;
+
+/* Moves the window to stream offset off (past the current one's start);
+ * false when it cannot (the input can only be read once, a bound, a
+ * failure): the look ahead then decides on what it has. */
+static bool sniff_move(reader *r, sniff_win *w, uint64_t off)
+{
+	if (w->at_end || w->windows >= SNIFF_WINDOWS || off <= w->base)
+		return false;
+	hf_error ignored;
+	memset(&ignored, 0, sizeof ignored);
+	if (hf_input_can_read_at(r->in)) {
+		if (!w->buf && !(w->buf = malloc(SNIFF_WINDOW)))
+			return false;
+		size_t got;
+		if (hf_input_read_at(r->in, off, w->buf, SNIFF_WINDOW, &got, &ignored) || !got)
+			return false;
+		w->p = w->buf;
+		w->avail = got;
+	} else {
+		if (!w->again && hf_input_reopen(r->in, &w->again, &ignored))
+			return false;
+		uint64_t at = hf_input_offset(w->again), skipped;
+		if (off < at || off > SNIFF_INFLATE_MAX ||
+		    hf_input_skip(w->again, off - at, &skipped, &ignored) || skipped != off - at ||
+		    hf_input_peek_some(w->again, SNIFF_WINDOW, &w->p, &w->avail, &ignored) || !w->avail)
+			return false;
+		if (w->avail > SNIFF_WINDOW)
+			w->avail = SNIFF_WINDOW;
+	}
+	w->base = off;
+	w->at_end = w->avail < SNIFF_WINDOW;
+	w->windows++;
+	return true;
+}
 
 typedef struct sniff_class {
 	uint64_t super;
@@ -1042,6 +1098,7 @@ static int sniff_model(reader *r, heap_ctx *h, unsigned sub, unsigned oop)
 		return -1;
 	if (avail > SNIFF_WINDOW)  /* a peek may give more than asked */
 		avail = SNIFF_WINDOW;
+	sniff_win w = { p, avail, hf_input_offset(r->in), avail < SNIFF_WINDOW, 1, NULL, NULL };
 	sniffer s;
 	memset(&s, 0, sizeof s);
 	hf_map_init(&s.ix);
@@ -1139,8 +1196,28 @@ static int sniff_model(reader *r, heap_ctx *h, unsigned sub, unsigned oop)
 		default:
 			goto decide;
 		}
-		if (n > room || s.full) /* past the window or its record; enough pairs */
+		if (s.full)     /* enough pairs */
 			break;
+		if (n > left)   /* past its record: the reading will say */
+			break;
+		if (n > room || avail - q - n < SNIFF_TAIL) {
+			/* Past the window, or near its end: the next one, if
+			 * there is one (a record past the window ends in it). */
+			if (n > room && w.at_end)
+				break;
+			if (!sniff_move(r, &w, w.base + q + n)) {
+				if (n > room)
+					break;
+			} else {
+				p = w.p;
+				avail = w.avail;
+				q = 0;
+				left -= n;
+				n = 0;
+				/* sniff_wraps looks at the reading's own input. */
+				may_wrap = false;
+			}
+		}
 		q += n;
 		left -= n;
 		/* The next sub-record's tag: in this record, or past the header of
@@ -1212,6 +1289,9 @@ decide:;
 	hf_map_free(&s.ix);
 	free(s.classes);
 	free(s.pairs);
+	free(w.buf);
+	if (w.again)
+		hf_input_close(w.again);
 	return found;
 }
 

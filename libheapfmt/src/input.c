@@ -633,6 +633,26 @@ hf_status hf_input_rewind(hf_input *in, hf_error *err)
 	return HF_OK;
 }
 
+hf_status hf_input_reopen(const hf_input *in, hf_input **out, hf_error *err)
+{
+	*out = NULL;
+	if (in->fd < 0 || !in->seekable || in->base || in->comp == HF_COMPRESSION_NONE)
+		return hf_error_set(err, HF_ERR_UNSUPPORTED, "%s cannot be read twice at once", in->name);
+	/* The file the descriptor reads, even renamed since or standard input,
+	 * through a description of its own (a dup would share the offset). */
+	char path[64];
+	snprintf(path, sizeof path, "/proc/self/fd/%d", in->fd);
+	hf_status st = hf_input_open(out, path, err);
+	if (st && in->owns_fd)
+		st = hf_input_open(out, in->name, err);
+	if (!st && hf_input_compression(*out) != in->comp) {
+		hf_input_close(*out);
+		*out = NULL;
+		st = hf_error_set(err, HF_ERR_UNSUPPORTED, "%s changed", in->name);
+	}
+	return st;
+}
+
 int hf_input_can_read_at(const hf_input *in)
 {
 	return in->comp == HF_COMPRESSION_NONE && (in->fd < 0 || in->seekable);

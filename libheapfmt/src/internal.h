@@ -270,6 +270,10 @@ int hf_pread_full(int fd, void *p, size_t n, uint64_t off, size_t *got);
  * started: standard input may start past the file's first byte), without
  * moving the stream; *got < n means the input ends first. */
 int hf_input_can_read_at(const hf_input *in);
+/* For a compressed regular file: a second, independent reading of the same
+ * file from its first byte (a look ahead further than a peek can hold);
+ * HF_ERR_UNSUPPORTED for other inputs. */
+hf_status hf_input_reopen(const hf_input *in, hf_input **out, hf_error *err);
 hf_status hf_input_read_at(hf_input *in, uint64_t off, void *dst, size_t n, size_t *got,
                            hf_error *err);
 /* Tests (hprof.c): 1 makes the HPROF reader's passes for late Strings read
