@@ -175,18 +175,12 @@ static int64_t q1(sqlite3 *db, const char *sql)
 	return v;
 }
 
-/* jcmd histogram name -> the Java form heapfmt writes as java_name. */
+/* jcmd histogram name -> the Java form heapfmt writes as java_name (a
+ * hidden class's Foo/0x... as it is, as Class.getName() gives it). */
 static void histo_to_java(const char *h, char *out, size_t size)
 {
 	char tmp[512];
-	size_t o = 0;
-	for (const char *p = h; *p && o + 4 < sizeof tmp; p++) {
-		if (p[0] == '/' && p[1] == '0' && p[2] == 'x')
-			tmp[o++] = '+';
-		else
-			tmp[o++] = *p;
-	}
-	tmp[o] = 0;
+	snprintf(tmp, sizeof tmp, "%s", h);
 	int dims = 0;
 	while (tmp[dims] == '[')
 		dims++;

@@ -313,8 +313,8 @@ def run_query(db, path, params=None):
 
 
 def histo_to_java(h):
-    """jcmd histogram class name -> Java source form as the dump names it."""
-    h = h.replace("/0x", "+0x")
+    """jcmd histogram class name -> Java source form as heapfmt names it (a
+    hidden class's Foo/0x... as in the histogram)."""
     dims = len(h) - len(h.lstrip("["))
     base = h[dims:]
     prim = {"Z": "boolean", "B": "byte", "C": "char", "S": "short", "I": "int", "J": "long",

@@ -2424,18 +2424,11 @@ static uint8_t *inflate_whole(const char *path, size_t *size)
 }
 
 /* jcmd histogram name -> Java form: [I -> int[], [Ljava.lang.Object; ->
- * java.lang.Object[], hidden classes Foo/0x... -> Foo+0x... */
+ * java.lang.Object[] (a hidden class's Foo/0x... as it is). */
 static void histo_to_java(const char *h, char *out, size_t size)
 {
 	char tmp[512];
-	size_t o = 0;
-	for (const char *p = h; *p && o + 2 < sizeof tmp; p++) {
-		if (p[0] == '/' && p[1] == '0' && p[2] == 'x')
-			tmp[o++] = '+';
-		else
-			tmp[o++] = *p;
-	}
-	tmp[o] = 0;
+	snprintf(tmp, sizeof tmp, "%s", h);
 	int dims = 0;
 	while (tmp[dims] == '[')
 		dims++;

@@ -457,7 +457,11 @@ static hf_status emit_string(reader *r, uint64_t sid, const char *s, size_t n)
 }
 
 /* Java source form of an internal class name: java/lang/String ->
- * java.lang.String, [I -> int[], [Ljava/lang/Object; -> java.lang.Object[]. */
+ * java.lang.String, [I -> int[], [Ljava/lang/Object; -> java.lang.Object[];
+ * a hidden class's (a lambda's) as Class.getName() gives it: HotSpot names
+ * one N+0x<hex> inside, N/0x<hex> outside (its suffix follows the last '+',
+ * which HotSpot turns into '/'; the dump says not which classes are hidden,
+ * so a name that ends so is taken for one). */
 static void java_name(const char *s, size_t n, hf_buf *out)
 {
 	size_t dims = 0;
@@ -493,6 +497,12 @@ static void java_name(const char *s, size_t n, hf_buf *out)
 	for (size_t i = 0; i < out->len; i++)
 		if (out->data[i] == '/')
 			out->data[i] = '.';
+	size_t plus = out->len;
+	for (unsigned c; plus > 0 && ((c = out->data[plus - 1]) - '0' < 10u || (c | 0x20u) - 'a' < 6u);)
+		plus--;
+	if (plus < out->len && plus >= 3 && out->data[plus - 1] == 'x' && out->data[plus - 2] == '0' &&
+	    out->data[plus - 3] == '+')
+		out->data[plus - 3] = '/';
 	for (size_t i = 0; i < dims; i++)
 		hf_buf_append(out, "[]", 2);
 }
