@@ -198,6 +198,12 @@ check "give the same records" cmp -s "$t/am1.ndjson" "$t/am0.ndjson"
 check "with the analysis in them" grep -q '"record":"heapfmt.node_analysis"' "$t/am1.ndjson"
 check "--analysis-memory takes a number" expect_rc 2 "$tools/hprof2ndjson" --analysis --analysis-memory=lots "$sample" "$t/am2.ndjson"
 
+# alloc2ndjson of a DDM stream that starts with a JDWP packet (a capture
+# without the handshake): the error says to use hpsg2ndjson.
+python3 -c "import struct, sys; c = b'REAL' + struct.pack('>I', 20) + bytes(20); sys.stdout.buffer.write(struct.pack('>IIBH', 11 + len(c), 1, 0x80, 0) + c)" >"$t/packet.bin"
+check "alloc2ndjson of a JDWP packet" expect_rc 1 "$tools/alloc2ndjson" "$t/packet.bin" "$t/packet.ndjson"
+check "points to hpsg2ndjson" grep -q "JDWP packet of DDM: a DDM stream; use hpsg2ndjson" "$t/err"
+
 # --salvage of a file that is not of the format at all: nothing to keep,
 # the plain error (exit 1) and no output, as without --salvage.
 printf 'not a heap dump, not DDM data\n' >"$t/text.txt"

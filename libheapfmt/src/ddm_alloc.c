@@ -407,19 +407,28 @@ void hf_alloc_options_init(hf_alloc_options *opt)
 	memset(opt, 0, sizeof *opt);
 }
 
+/* Whether the 4 bytes at p read as a chunk type (capitals and digits). */
+static bool chunk_letters(const uint8_t *p)
+{
+	for (int i = 0; i < 4; i++)
+		if (!((p[i] >= 'A' && p[i] <= 'Z') || (p[i] >= '0' && p[i] <= '9')))
+			return false;
+	return true;
+}
+
 /* A hint for a file that is not a report but looks like a DDM stream. */
 static const char *stream_hint(const uint8_t *p, size_t n)
 {
 	if (n >= 14 && !memcmp(p, "JDWP-Handshake", 14))
 		return " (it starts with the JDWP handshake: a DDM stream; use hpsg2ndjson)";
-	if (n >= 8) {
-		int letters = 1;
-		for (int i = 0; i < 4; i++)
-			if (!((p[i] >= 'A' && p[i] <= 'Z') || (p[i] >= '0' && p[i] <= '9')))
-				letters = 0;
-		if (letters)
-			return " (it starts like a DDM chunk: a DDM stream; use hpsg2ndjson)";
-	}
+	/* A JDWP packet (length, id, flags, then the DDM command set 0xC7 and
+	 * command 1, or a reply's error code 0) that carries a chunk. */
+	if (n >= 19 && hf_be32(p) >= 19 &&
+	    ((p[8] == 0 && p[9] == 0xC7 && p[10] == 1) || (p[8] == 0x80 && p[9] == 0 && p[10] == 0)) &&
+	    chunk_letters(p + 11))
+		return " (it starts like a JDWP packet of DDM: a DDM stream; use hpsg2ndjson)";
+	if (n >= 8 && chunk_letters(p))
+		return " (it starts like a DDM chunk: a DDM stream; use hpsg2ndjson)";
 	return "";
 }
 
