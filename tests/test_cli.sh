@@ -204,6 +204,11 @@ python3 -c "import struct, sys; c = b'REAL' + struct.pack('>I', 20) + bytes(20);
 check "alloc2ndjson of a JDWP packet" expect_rc 1 "$tools/alloc2ndjson" "$t/packet.bin" "$t/packet.ndjson"
 check "points to hpsg2ndjson" grep -q "JDWP packet of DDM: a DDM stream; use hpsg2ndjson" "$t/err"
 
+# A file compressed other than with gzip: one line that names it once.
+printf '\050\265\057\375 some zstd frame' >"$t/dump.zst"
+check "a zstd file is refused" expect_rc 1 "$tools/hprof2ndjson" "$t/dump.zst" "$t/zst.ndjson"
+check "saying so, naming the file once" sh -c "grep -q 'zstd-compressed; decompress it first (zstd -dc)' '$t/err' && test \$(grep -o 'dump.zst' '$t/err' | wc -l) = 1"
+
 # --salvage of a file that is not of the format at all: nothing to keep,
 # the plain error (exit 1) and no output, as without --salvage.
 printf 'not a heap dump, not DDM data\n' >"$t/text.txt"

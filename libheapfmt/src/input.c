@@ -145,13 +145,13 @@ static hf_status detect(hf_input *in, hf_error *err)
 	}
 	if (got >= 3 && head[0] == 'B' && head[1] == 'Z' && head[2] == 'h')
 		return hf_error_at(err, HF_ERR_UNSUPPORTED, 0, NULL,
-		                   "%s is bzip2-compressed; decompress it first (bunzip2 -c)", in->name);
+		                   "the input is bzip2-compressed; decompress it first (bunzip2 -c)");
 	if (got >= 6 && !memcmp(head, "\xFD" "7zXZ\0", 6))
 		return hf_error_at(err, HF_ERR_UNSUPPORTED, 0, NULL,
-		                   "%s is xz-compressed; decompress it first (xz -dc)", in->name);
+		                   "the input is xz-compressed; decompress it first (xz -dc)");
 	if (got >= 4 && !memcmp(head, "\x28\xB5\x2F\xFD", 4))
 		return hf_error_at(err, HF_ERR_UNSUPPORTED, 0, NULL,
-		                   "%s is zstd-compressed; decompress it first (zstd -dc)", in->name);
+		                   "the input is zstd-compressed; decompress it first (zstd -dc)");
 	if (in->fd < 0) {
 		in->zc = in->mem;
 		in->end = in->memsize;
