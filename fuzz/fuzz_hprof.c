@@ -3,6 +3,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 extern uint64_t hf_hprof_test_spool_limit;
+extern size_t hf_hprof_test_sniff_window;
 
 static hf_status read_hprof(hf_input *in, hf_sink *sink, const uint8_t *data, size_t size,
                             hf_error *err)
@@ -19,6 +20,9 @@ static hf_status read_hprof(hf_input *in, hf_sink *sink, const uint8_t *data, si
 	/* Read from a pipe (size bit 2, fuzz_read), a text spool that fills
 	 * half-way, as in a full TMPDIR. */
 	hf_hprof_test_spool_limit = (size >> 3) & 1 ? size / 2 + 1 : 0;
+	/* Look-ahead windows of a few hundred bytes (size bit 4), so that the
+	 * size model's look ahead moves from one to the next. */
+	hf_hprof_test_sniff_window = (size >> 4) & 1 ? 256 + (size & 0xE0) : 0;
 	return hf_hprof_read(in, sink, &opt, NULL, err);
 }
 

@@ -45,6 +45,7 @@ extern int hf_hprof_test_reread;
 extern size_t hf_hprof_test_pf_batch;
 extern uint64_t hf_hprof_test_pf_fail;
 extern uint64_t hf_hprof_test_spool_limit;
+extern size_t hf_hprof_test_sniff_window;
 
 typedef struct conv {
 	hf_status st;
@@ -2161,13 +2162,36 @@ static void check_layout_option(const char *file, int coops, const char *ccp, co
 /* The scenario is known by its file's name. */
 static void check_layouts(sqlite3 *db, const conv *c)
 {
-	(void)c;
 	char file[1024];
 	snprintf(file, sizeof file, "%s", meta(db, "target_file") ? meta(db, "target_file") : "");
 	const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
 	for (size_t i = 0; i < sizeof layouts / sizeof *layouts; i++)
 		if (!strcmp(base, layouts[i].file)) {
 			check_layout(db, &layouts[i]);
+			/* Look-ahead windows of 2048 bytes, some 80 objects
+			 * each: the look ahead moves from one to the next (up
+			 * to 16) and finds the same layout. */
+			if (strcmp(base, "layout-big-first.hprof")) {
+				char out[1200], self[1200];
+				snprintf(out, sizeof out, "%s.small-windows.db", file);
+				snprintf(self, sizeof self, "%s", sqlite3_db_filename(db, "main"));
+				hf_hprof_options o;
+				options(&o);
+				conv cw;
+				hf_hprof_test_sniff_window = 2048;
+				hf_status st = convert(file, out, SINK_DB, &o, &cw);
+				hf_hprof_test_sniff_window = 0;
+				CHECK(st == HF_OK, "convert with 2048-byte look-ahead windows: %s", cw.msg);
+				if (!st) {
+					sqlite3 *dw = db_open(out);
+					if (dw) {
+						CHECK_STR(meta(dw, "hprof.size_model_from"), "spacing",
+						          "2048-byte windows: the model from the spacing");
+						sqlite3_close(dw);
+					}
+					compare_variant(self, out, c, &cw, "2048-byte look-ahead windows", 0);
+				}
+			}
 			if (!strcmp(base, "layout-nocoops-noccp.hprof")) {
 				/* Either way the 16-byte headers are found: the
 				 * objects without references are spaced alike by

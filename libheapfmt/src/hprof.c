@@ -892,8 +892,10 @@ static const size_model hotspot_models[] = {
  * before is the cost, hence its own bound).  Up to SNIFF_WINDOWS windows
  * in all. */
 #define SNIFF_WINDOWS 16
-#define SNIFF_TAIL ((size_t)2 << 20)  /* a window is moved on when less is left:
-                                       * more than the largest class dump */
+/* (A window is moved on when less than an eighth of it is left: 2 MiB, more
+ * than the largest class dump.)  Tests (fuzz_hprof): windows of this many bytes instead (0: SNIFF_WINDOW),
+ * so that small inputs reach the moves. */
+size_t hf_hprof_test_sniff_window;
 #define SNIFF_INFLATE_MAX ((uint64_t)512 << 20)
 
 /* The bytes the look ahead reads: p[0, avail) at stream offset base. */
@@ -903,6 +905,7 @@ typedef struct sniff_win {
 	uint64_t base;
 	int at_end;              /* the input ends in the window */
 	int windows;             /* read so far */
+	size_t size;             /* of a window: SNIFF_WINDOW */
 	uint8_t *buf;            /* a plain file's window, read at an offset */
 	hf_input *again;         /* a gzip file's second reading */
 } sniff_win;
@@ -917,10 +920,10 @@ static bool sniff_move(reader *r, sniff_win *w, uint64_t off)
 	hf_error ignored;
 	memset(&ignored, 0, sizeof ignored);
 	if (hf_input_can_read_at(r->in)) {
-		if (!w->buf && !(w->buf = malloc(SNIFF_WINDOW)))
+		if (!w->buf && !(w->buf = malloc(w->size)))
 			return false;
 		size_t got;
-		if (hf_input_read_at(r->in, off, w->buf, SNIFF_WINDOW, &got, &ignored) || !got)
+		if (hf_input_read_at(r->in, off, w->buf, w->size, &got, &ignored) || !got)
 			return false;
 		w->p = w->buf;
 		w->avail = got;
@@ -930,13 +933,13 @@ static bool sniff_move(reader *r, sniff_win *w, uint64_t off)
 		uint64_t at = hf_input_offset(w->again), skipped;
 		if (off < at || off > SNIFF_INFLATE_MAX ||
 		    hf_input_skip(w->again, off - at, &skipped, &ignored) || skipped != off - at ||
-		    hf_input_peek_some(w->again, SNIFF_WINDOW, &w->p, &w->avail, &ignored) || !w->avail)
+		    hf_input_peek_some(w->again, w->size, &w->p, &w->avail, &ignored) || !w->avail)
 			return false;
-		if (w->avail > SNIFF_WINDOW)
-			w->avail = SNIFF_WINDOW;
+		if (w->avail > w->size)
+			w->avail = w->size;
 	}
 	w->base = off;
-	w->at_end = w->avail < SNIFF_WINDOW;
+	w->at_end = w->avail < w->size;
 	w->windows++;
 	return true;
 }
@@ -1104,11 +1107,12 @@ static int sniff_model(reader *r, heap_ctx *h, unsigned sub, unsigned oop)
 	size_t avail;
 	hf_error ignored;
 	memset(&ignored, 0, sizeof ignored);
-	if (hf_input_peek_some(r->in, SNIFF_WINDOW, &p, &avail, &ignored) || I != 8)
+	const size_t win = hf_hprof_test_sniff_window ? hf_hprof_test_sniff_window : SNIFF_WINDOW;
+	if (hf_input_peek_some(r->in, win, &p, &avail, &ignored) || I != 8)
 		return -1;
-	if (avail > SNIFF_WINDOW)  /* a peek may give more than asked */
-		avail = SNIFF_WINDOW;
-	sniff_win w = { p, avail, hf_input_offset(r->in), avail < SNIFF_WINDOW, 1, NULL, NULL };
+	if (avail > win)  /* a peek may give more than asked */
+		avail = win;
+	sniff_win w = { p, avail, hf_input_offset(r->in), avail < win, 1, win, NULL, NULL };
 	sniffer s;
 	memset(&s, 0, sizeof s);
 	hf_map_init(&s.ix);
@@ -1210,7 +1214,7 @@ static int sniff_model(reader *r, heap_ctx *h, unsigned sub, unsigned oop)
 			break;
 		if (n > left)   /* past its record: the reading will say */
 			break;
-		if (n > room || avail - q - n < SNIFF_TAIL) {
+		if (n > room || avail - q - n < win / 8) {
 			/* Past the window, or near its end: the next one, if
 			 * there is one (a record past the window ends in it). */
 			if (n > room && w.at_end)
