@@ -165,8 +165,10 @@ int hf_sqlite_damaged(int code)
 static hf_status db_write_fail(heapdb *w, hf_error *err, int code)
 {
 	int sys = sqlite3_system_errno(w->db);
-	return hf_error_set(err, HF_ERR_IO, "cannot write %s or SQLite's temporary files in %s: %s",
-	                    w->path ? w->path : w->tmp, hf_sqlite_tmpdir(),
+	/* SQLite reads back what it wrote (its pages, its sort files). */
+	int reading = code == SQLITE_IOERR_READ || code == SQLITE_IOERR_SHORT_READ;
+	return hf_error_set(err, HF_ERR_IO, "cannot %s %s or SQLite's temporary files in %s: %s",
+	                    reading ? "read back" : "write", w->path ? w->path : w->tmp, hf_sqlite_tmpdir(),
 	                    sys ? strerror(sys) : sqlite3_errstr(code));
 }
 
