@@ -886,23 +886,26 @@ static const size_model hotspot_models[] = {
 #define SNIFF_MIN 32            /* pairs the winner must space, at least */
 /* A window whose objects are too few to decide (an array of 16 MiB or more
  * among the first objects, as the Parallel GC and ZGC place a program's
- * big arrays) is followed by the next one, past the big records, when the
- * input can be read ahead of the reading: a plain file at an offset, a
- * gzip file through a second reading of it (whose inflation of what comes
- * before is the cost, hence its own bound).  Up to SNIFF_WINDOWS windows
- * in all. */
+ * big arrays) is followed by the next one, past the big records: a plain
+ * file is read at an offset, a gzip file a second time (whose inflation of
+ * what comes before is the cost, hence its bound SNIFF_INFLATE_MAX), a
+ * pipe is peeked further, up to SNIFF_PIPE_MAX bytes ahead of the reading
+ * (memory that it holds until the reading has passed them).  Up to
+ * SNIFF_WINDOWS windows in all.  (A window is moved on when less than an
+ * eighth of it is left: 2 MiB, more than the largest class dump.) */
 #define SNIFF_WINDOWS 16
-/* (A window is moved on when less than an eighth of it is left: 2 MiB, more
- * than the largest class dump.)  Tests (fuzz_hprof): windows of this many bytes instead (0: SNIFF_WINDOW),
+#define SNIFF_INFLATE_MAX ((uint64_t)512 << 20)
+#define SNIFF_PIPE_MAX ((uint64_t)48 << 20)
+/* Tests (fuzz_hprof): windows of this many bytes instead (0: SNIFF_WINDOW),
  * so that small inputs reach the moves. */
 size_t hf_hprof_test_sniff_window;
-#define SNIFF_INFLATE_MAX ((uint64_t)512 << 20)
 
 /* The bytes the look ahead reads: p[0, avail) at stream offset base. */
 typedef struct sniff_win {
 	const uint8_t *p;
 	size_t avail;
 	uint64_t base;
+	uint64_t start;          /* the reading's offset (the first window's base) */
 	int at_end;              /* the input ends in the window */
 	int windows;             /* read so far */
 	size_t size;             /* of a window: SNIFF_WINDOW */
@@ -927,9 +930,7 @@ static bool sniff_move(reader *r, sniff_win *w, uint64_t off)
 			return false;
 		w->p = w->buf;
 		w->avail = got;
-	} else {
-		if (!w->again && hf_input_reopen(r->in, &w->again, &ignored))
-			return false;
+	} else if (w->again || !hf_input_reopen(r->in, &w->again, &ignored)) {
 		uint64_t at = hf_input_offset(w->again), skipped;
 		if (off < at || off > SNIFF_INFLATE_MAX ||
 		    hf_input_skip(w->again, off - at, &skipped, &ignored) || skipped != off - at ||
@@ -937,6 +938,29 @@ static bool sniff_move(reader *r, sniff_win *w, uint64_t off)
 			return false;
 		if (w->avail > w->size)
 			w->avail = w->size;
+	} else {
+		/* A pipe: the reading's own input, peeked further (which
+		 * moves its buffer: the earlier windows are not looked at
+		 * again). */
+		uint64_t ahead = off - w->start, want = ahead + w->size;
+		if (off < w->start || ahead >= SNIFF_PIPE_MAX)
+			return false;
+		if (want > SNIFF_PIPE_MAX)
+			want = SNIFF_PIPE_MAX;
+		const uint8_t *p;
+		size_t got;
+		if (hf_input_peek_some(r->in, (size_t)want, &p, &got, &ignored) || got <= ahead)
+			return false;
+		w->p = p + ahead;
+		w->avail = got - ahead < w->size ? got - (size_t)ahead : w->size;
+		w->base = off;
+		/* Short of a window at the bound, not at the input's end: no
+		 * further window. */
+		w->at_end = 1;
+		if (got >= want && w->avail == w->size)
+			w->at_end = 0;
+		w->windows++;
+		return true;
 	}
 	w->base = off;
 	w->at_end = w->avail < w->size;
@@ -1112,7 +1136,7 @@ static int sniff_model(reader *r, heap_ctx *h, unsigned sub, unsigned oop)
 		return -1;
 	if (avail > win)  /* a peek may give more than asked */
 		avail = win;
-	sniff_win w = { p, avail, hf_input_offset(r->in), avail < win, 1, win, NULL, NULL };
+	sniff_win w = { p, avail, hf_input_offset(r->in), hf_input_offset(r->in), avail < win, 1, win, NULL, NULL };
 	sniffer s;
 	memset(&s, 0, sizeof s);
 	hf_map_init(&s.ix);
