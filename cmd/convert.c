@@ -99,7 +99,7 @@ static int convert_one(void *ctx, const char *in, const char *out, uint64_t *rec
 	st = c->conv->read(c->conv->ctx, &run, &err);
 	if (!st)
 		st = hf_sink_finish(sink, &err);
-	cli_progress_end(&pr, st == HF_OK);
+	cli_progress_end(&pr, st == HF_OK && !run.salvaged); /* a salvage read not the whole input */
 	*records = sink->n_metadata + sink->n_types + sink->n_strings + sink->n_nodes +
 	           sink->n_edges + sink->n_records;
 	hf_sink_destroy(sink, st == HF_OK);

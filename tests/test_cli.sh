@@ -141,6 +141,8 @@ check "with a warning that the writer stopped early" grep -q "warning: the recor
 check "which a salvaged stream (heapfmt.complete=false) does not get" expect_rc 0 sh -c \
 	"'$tools/hprof2ndjson' --salvage '$t/cut15.hprof' 2>/dev/null | '$tools/ndjson2heapdb' - '$t/cutsalv.db'"
 check "(nothing on stderr)" test ! -s "$t/err"
+check "--progress of a salvaged run" expect_rc 5 "$tools/hprof2ndjson" --progress --salvage "$t/cut15.hprof" "$t/cutsalv.ndjson"
+check "does not end with 100% of an input it did not read whole" sh -c "! grep -q '100%' '$t/err'"
 # heapdb2ndjson writes heapfmt.complete last too: one that fails halfway
 # (a database damaged in the middle) is seen as cut short.
 "$tools/hprof2heapdb" "$sample" "$t/mid.db" 2>/dev/null
@@ -190,8 +192,9 @@ for c in 400000 550000 640000; do
 	check "with the records the same bytes give through a pipe" \
 		test "$(grep -vc '"heapfmt\.\|"crtime"\|"target_file"' "$t/cutz.ndjson")" = "$(grep -vc '"heapfmt\.\|"crtime"\|"target_file"' "$t/cutp.ndjson")"
 done
-# hprof2ndjson --analysis --analysis-memory, as hprof2heapdb takes it: the
-# same records whether the arrays live in files or in memory.
+# hprof2ndjson --analysis takes --analysis-memory, as hprof2heapdb does
+# (whether the arrays then live in files is not seen in the records, the
+# same either way: test_analysis checks the limit itself).
 check "hprof2ndjson --analysis --analysis-memory=1" expect_rc 0 env SOURCE_DATE_EPOCH=0 "$tools/hprof2ndjson" --analysis --analysis-memory=1 "$sample" "$t/am1.ndjson"
 check "--analysis-memory=0" expect_rc 0 env SOURCE_DATE_EPOCH=0 "$tools/hprof2ndjson" --analysis --analysis-memory=0 "$sample" "$t/am0.ndjson"
 check "give the same records" cmp -s "$t/am1.ndjson" "$t/am0.ndjson"
@@ -215,6 +218,8 @@ printf 'not a heap dump, not DDM data\n' >"$t/text.txt"
 check "hprof2ndjson --salvage of a text file exits 1" expect_rc 1 "$tools/hprof2ndjson" --salvage "$t/text.txt" "$t/text.ndjson"
 check "hpsg2ndjson --salvage of a text file exits 1" expect_rc 1 "$tools/hpsg2ndjson" --salvage "$t/text.txt" "$t/text.ndjson"
 check "claiming no salvage" sh -c "! grep -q salvaged '$t/err'"
+check "nor of a heap dump (whose JAVA reads as a chunk type)" expect_rc 1 "$tools/hpsg2ndjson" --salvage "$sample" "$t/text.ndjson"
+check "(no salvage)" sh -c "! grep -q salvaged '$t/err'"
 check "and leaving no output" test ! -e "$t/text.ndjson"
 chunks="$(dirname "$sample")/../fuzz/ddm/stream-chunks"
 if [ -f "$chunks" ]; then

@@ -1434,8 +1434,15 @@ hf_status hf_ddm_read(hf_input *in, hf_sink *sink, const hf_ddm_options *opt,
 		st = hf_error_at(err, HF_ERR_FORMAT, 0, "input", "the input is empty");
 		goto out;
 	}
+	int shown_ddm = shape != HF_DDM_SHAPE_AUTO || opt->payload_type;
 	if (shape == HF_DDM_SHAPE_AUTO && (shape = sniff(s, &st)) == HF_DDM_SHAPE_AUTO)
 		goto out;
+	hf_error scratch;
+	if (shape == HF_DDM_SHAPE_JDWP)
+		shown_ddm = 1;
+	else if (shape == HF_DDM_SHAPE_CHUNKS && !hf_input_peek(in, 4, &p, &avail, &scratch) && avail >= 4 &&
+	         (known_chunk(p) || hf_be32(p) == T_ZLIB))
+		shown_ddm = 1;
 	const char *source = opt->source_name ? opt->source_name : hf_input_name(in);
 	if ((st = ddm_begin(&s->c, "ddm-stream", source, opt->crtime, opt->generator)))
 		goto out;
@@ -1450,6 +1457,14 @@ hf_status hf_ddm_read(hf_input *in, hf_sink *sink, const hf_ddm_options *opt,
 		st = read_payload(s);
 	if (!st)
 		st = end_series(s);
+	/* Damage in input that never showed itself DDM is the wrong input,
+	 * not a damaged stream: shown by the shape the caller named, the
+	 * JDWP handshake or packets, a chunk type heapfmt knows (first, or
+	 * read before the damage), or a payload type named; not by a guess
+	 * at a payload's type from its bytes, nor by four letters ("JAVA" of
+	 * an HPROF file read as chunks). */
+	if (!shown_ddm && !(shape == HF_DDM_SHAPE_CHUNKS && stats->chunks > stats->unknown_chunks))
+		s->not_ddm = 1;
 	if (st && opt->salvage && !s->not_ddm && st != HF_ERR_NOMEM && st != HF_ERR_IO && st != HF_ERR_USAGE) {
 		/* Keep what came before the damage: the open series end
 		 * incomplete, and the trailer says where the reader stopped. */
