@@ -908,6 +908,7 @@ typedef struct sniff_win {
 	uint64_t start;          /* the reading's offset (the first window's base) */
 	int at_end;              /* the input ends in the window */
 	int windows;             /* read so far */
+	int lost;                /* a pipe's window that a failed peek may have moved */
 	size_t size;             /* of a window: SNIFF_WINDOW */
 	uint8_t *buf;            /* a plain file's window, read at an offset */
 	hf_input *again;         /* a gzip file's second reading */
@@ -949,8 +950,12 @@ static bool sniff_move(reader *r, sniff_win *w, uint64_t off)
 			want = SNIFF_PIPE_MAX;
 		const uint8_t *p;
 		size_t got;
-		if (hf_input_peek_some(r->in, (size_t)want, &p, &got, &ignored) || got <= ahead)
+		if (hf_input_peek_some(r->in, (size_t)want, &p, &got, &ignored) || got <= ahead) {
+			/* The peek may have moved the buffer before it failed
+			 * (out of memory): the window is no longer to be read. */
+			w->lost = 1;
 			return false;
+		}
 		w->p = p + ahead;
 		w->avail = got - ahead < w->size ? got - (size_t)ahead : w->size;
 		w->base = off;
@@ -1136,7 +1141,7 @@ static int sniff_model(reader *r, heap_ctx *h, unsigned sub, unsigned oop)
 		return -1;
 	if (avail > win)  /* a peek may give more than asked */
 		avail = win;
-	sniff_win w = { p, avail, hf_input_offset(r->in), hf_input_offset(r->in), avail < win, 1, win, NULL, NULL };
+	sniff_win w = { p, avail, hf_input_offset(r->in), hf_input_offset(r->in), avail < win, 1, 0, win, NULL, NULL };
 	sniffer s;
 	memset(&s, 0, sizeof s);
 	hf_map_init(&s.ix);
@@ -1151,6 +1156,12 @@ static int sniff_model(reader *r, heap_ctx *h, unsigned sub, unsigned oop)
 			may_wrap = false;
 			if (sniff_wraps(r, avail, q + left))
 				left += (uint64_t)1 << 32;
+			/* Its peek may have moved the input's buffer, where the
+			 * window (not moved yet) is: the window again. */
+			size_t again;
+			if (hf_input_peek_some(r->in, avail, &p, &again, &ignored) || again < avail)
+				goto decide;
+			w.p = p;
 		}
 		/* Bytes of this sub-record's body that may be read: */
 		uint64_t room = avail - q;
@@ -1244,7 +1255,7 @@ static int sniff_model(reader *r, heap_ctx *h, unsigned sub, unsigned oop)
 			if (n > room && w.at_end)
 				break;
 			if (!sniff_move(r, &w, w.base + q + n)) {
-				if (n > room)
+				if (n > room || w.lost)
 					break;
 			} else {
 				p = w.p;
