@@ -201,7 +201,13 @@ static int prepare_input(const opts *o, const char *path, const char *which, cha
 		ho.source_name = path;
 		ho.progress = cli_progress_cb;
 		ho.progress_ctx = &pr;
-		st = hf_hprof_read(in, sink, &ho, NULL, &err);
+		hf_hprof_stats hs;
+		st = hf_hprof_read(in, sink, &ho, &hs, &err);
+		/* An hprof agent's profile converts, without objects: nothing to
+		 * compare, where every class would read as gone. */
+		if (!st && !hs.dumps)
+			st = hf_error_set(&err, HF_ERR_FORMAT,
+			                  "this file holds no heap dump (a profile of the hprof agent): nothing to compare");
 		if (!st)
 			st = hf_sink_finish(sink, &err);
 		cli_progress_end(&pr, st == HF_OK);

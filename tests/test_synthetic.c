@@ -1351,6 +1351,32 @@ static void check_deep_chain(sqlite3 *db, const conv *c)
 	CHECK_EQ_I(edges(db, 4, 0x10000 + 3999, 0x10000 + 3998, NULL), 1, "the deepest class's super");
 }
 
+/* An hprof agent profile without a heap dump converts: its records, no
+ * objects, and a warning that says why there are none. */
+static void check_agent_cpu_samples(sqlite3 *db, const conv *c)
+{
+	CHECK_EQ_I(c->stats.dumps, 0, "stats.dumps");
+	CHECK_STR(meta(db, "hprof.dumps"), "0", "no heap dump");
+	CHECK_EQ_I(qi(db, "SELECT count(*) FROM node"), 0, "no objects");
+	CHECK_EQ_I(qi(db, "SELECT count(*) FROM edge"), 0, "no references");
+	CHECK_STR(meta(db, "hprof.warnings"), "1", "one warning");
+	CHECK(qs(db, "SELECT 1 FROM metadata WHERE key = 'hprof.warning' AND value LIKE"
+	             " 'offset %%: no HEAP DUMP record: a profile of the hprof agent%%'") != NULL,
+	      "the warning says the file is a profile");
+	CHECK_STR(meta(db, "hprof.cpu_samples.total"), "12", "CPU samples total");
+	CHECK_EQ_I(qi(db, "SELECT count FROM hprof_cpu_sample WHERE trace_serial = 1"), 9, "samples of trace 1");
+	CHECK_EQ_I(qi(db, "SELECT count FROM hprof_cpu_sample WHERE trace_serial = 2"), 3, "samples of trace 2");
+	CHECK_STR(qs(db, "SELECT group_concat(m.data, ' < ') FROM (SELECT frame FROM hprof_stack_trace_frame"
+	             " WHERE trace_serial = 1 ORDER BY depth) t JOIN hprof_stack_frame s ON s.frame = t.frame"
+	             " JOIN strings m ON m.stringid = s.method"), "sleep < run", "trace 1's methods, top first");
+	CHECK_EQ_I(qi(db, "SELECT line FROM hprof_stack_frame WHERE frame = 2"), 17, "Worker.run's line");
+	CHECK_STR(qs(db, "SELECT n.data FROM hprof_thread t JOIN strings n ON n.stringid = t.name"
+	             " WHERE t.serial = 1"), "main", "thread name");
+	CHECK_EQ_I(qi(db, "SELECT serial FROM hprof_thread_end"), 1, "END THREAD");
+	CHECK_EQ_I(qi(db, "SELECT count(*) FROM hprof_load_class"), 2, "LOAD CLASS records");
+	CHECK_STR(meta(db, "hprof.control_settings.flags"), "2", "CONTROL SETTINGS: CPU sampling");
+}
+
 static void check_all_records(sqlite3 *db, const conv *c)
 {
 	(void)c;
@@ -1968,6 +1994,9 @@ static int test_wrapped_length(const char *scenario, const char *hprofgen, const
 	return 0;
 }
 
+/* A failure's tag_byte for an error at the end of the file (no byte there). */
+#define AT_END 0x100u
+
 static void check_failure(const char *file, const char *dir, const uint8_t *data, size_t size,
                           hf_status want, unsigned tag_byte, const char *tag, const char *msg_part)
 {
@@ -1981,9 +2010,13 @@ static void check_failure(const char *file, const char *dir, const uint8_t *data
 		hf_status st = convert(file, out, kind, &o, &c);
 		CHECK(st == want, "%s: status %s, expected %s (%s)", kn, status_name(st), status_name(want), c.msg);
 		CHECK(c.err.has_offset, "%s: the error has an offset", kn);
-		CHECK(c.err.offset < size && data[c.err.offset] == tag_byte,
-		      "%s: offset %llu is the failing sub-record's tag byte 0x%02X", kn,
-		      (unsigned long long)c.err.offset, tag_byte);
+		if (tag_byte == AT_END)
+			CHECK(c.err.offset == size, "%s: offset %llu is the end of the file (%zu)", kn,
+			      (unsigned long long)c.err.offset, size);
+		else
+			CHECK(c.err.offset < size && data[c.err.offset] == tag_byte,
+			      "%s: offset %llu is the failing sub-record's tag byte 0x%02X", kn,
+			      (unsigned long long)c.err.offset, tag_byte);
 		CHECK_STR(c.err.tag, tag, "error tag");
 		CHECK(strstr(c.err.message, msg_part) != NULL, "%s: message contains \"%s\": %s", kn, msg_part,
 		      c.err.message);
@@ -2241,6 +2274,7 @@ static const struct {
 	{ "class-reused", check_class_reused },
 	{ "android-converted", check_android_converted },
 	{ "hprof-agent", check_hprof_agent },
+	{ "agent-cpu-samples", check_agent_cpu_samples },
 	{ "segments-then-dump", check_segments_then_dump },
 	{ "names-after-use", check_names_after_use },
 	{ "layout-coops", check_layouts },
@@ -2279,6 +2313,7 @@ static const struct {
 	  "the file ends inside" },
 	{ "huge-record", HF_ERR_TRUNCATED, 0x05, "TRACE", "the file ends after" },
 	{ "bad-trace-count", HF_ERR_FORMAT, 0x05, "TRACE", "body is 20 bytes, expected 24" },
+	{ "no-heap-dump", HF_ERR_FORMAT, AT_END, "end of file", "this file holds no heap dump" },
 };
 
 /* layout-big-first through a FIFO, which can be read only once, finds the

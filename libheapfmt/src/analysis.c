@@ -1473,7 +1473,9 @@ static hf_status analyse_dump(an *a, int64_t **others, size_t *nothers, size_t *
 		goto out;
 	if ((rc = compute_beside(a, a->graph ? &in : NULL)))
 		goto out;
-	rc = write_results(a);
+	/* A database without objects (an hprof agent's profile) has no dump
+	 * to summarise: no dump_analysis row. */
+	rc = a->n ? write_results(a) : HF_OK;
 out:
 	hf_bigmem_release(a->bm, class_ids);
 	hf_bigmem_release(a->bm, in.roots);

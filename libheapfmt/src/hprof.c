@@ -3825,7 +3825,7 @@ static hf_status read_header(reader *r)
 static hf_status read_records(reader *r)
 {
 	hf_status st;
-	uint64_t heap_records = 0;
+	uint64_t heap_records = 0, profile_records = 0;
 	for (;;) {
 		progress(r);
 		uint64_t start = hf_input_offset(r->in);
@@ -3852,6 +3852,7 @@ static hf_status read_records(reader *r)
 			               tag_name(tag))))
 				return st;
 		}
+		profile_records += tag == TAG_CPU_SAMPLES || tag == TAG_ALLOC_SITES || tag == TAG_HEAP_SUMMARY;
 		if (tag == TAG_HEAP_DUMP || tag == TAG_HEAP_DUMP_SEGMENT) {
 			heap_records++;
 			int to_eof;
@@ -3918,6 +3919,15 @@ static hf_status read_records(reader *r)
 		if ((st = dump_close(r)))
 			return st;
 	}
+	/* The hprof agent's profiles (cpu=samples, cpu=times, heap=sites
+	 * without heap=dump) hold no heap dump: their threads, traces, CPU
+	 * samples and allocation sites are what they are for.  A file that
+	 * has none of those results either (a dump cut before its heap dump,
+	 * a file of other records) is still refused. */
+	if (!heap_records && profile_records)
+		return warn(r, hf_input_offset(r->in),
+		            "no HEAP DUMP record: a profile of the hprof agent (its CPU SAMPLES, ALLOC SITES"
+		            " or HEAP SUMMARY), converted without objects");
 	if (!heap_records)
 		return hf_error_at(r->err, HF_ERR_FORMAT, hf_input_offset(r->in), "end of file",
 		                   "no HEAP DUMP or HEAP DUMP SEGMENT record: this file holds no heap dump%s",
