@@ -801,6 +801,105 @@ static void test_ndjson_queue(void)
 	fclose(fp);
 }
 
+/* Strings handed to the NDJSON writer undecoded (hf_sink_string_encoded,
+ * decoded on its formatting thread) come out byte for byte as the same texts
+ * decoded by the caller and given to hf_sink_string: random UTF-16 of both
+ * orders (surrogate pairs, lone surrogates, controls that JSON escapes) and
+ * Latin-1, one of each larger than a queue block, the caller's bytes
+ * overwritten after each call); and any other sink gets the decoded text
+ * through hf_sink_string_encoded. */
+typedef struct text_capture {
+	hf_buf all;
+	uint64_t strings;
+} text_capture;
+
+static hf_status cap_string(hf_sink *s, uint64_t id, const char *utf8, size_t len, hf_error *err)
+{
+	text_capture *c = s->impl;
+	(void)err;
+	c->strings++;
+	hf_buf_printf(&c->all, "%llu:", (unsigned long long)id);
+	hf_buf_append(&c->all, utf8, len);
+	hf_buf_append(&c->all, "\n", 1);
+	return HF_OK;
+}
+
+static char *slurp_fp(FILE *fp, size_t *n)
+{
+	fflush(fp);
+	long size = ftell(fp);
+	char *p = malloc(size > 0 ? (size_t)size : 1);
+	rewind(fp);
+	*n = p && size > 0 ? fread(p, 1, (size_t)size, fp) : 0;
+	return p;
+}
+
+static void test_ndjson_encoded(void)
+{
+	/* Some 6 MB of texts: the formatting thread takes many blocks; texts 201,
+	 * 202 and 203, one of each encoding, are each larger than a block. */
+	enum { TEXTS = 20000, BIG_UNITS = 1200000 };
+	static const hf_text_encoding encs[] = { HF_TEXT_UTF16BE, HF_TEXT_UTF16LE, HF_TEXT_LATIN1 };
+	FILE *fa = tmpfile(), *fb = tmpfile();
+	hf_sink *a = NULL, *b = NULL;
+	hf_error err;
+	CHECK(fa && fb && hf_ndjson_sink_new(&a, fa, &err) == HF_OK && hf_ndjson_sink_new(&b, fb, &err) == HF_OK,
+	      "open two NDJSON sinks");
+	uint8_t *data = malloc(2 * (size_t)BIG_UNITS);
+	char *utf8 = malloc(HF_TEXT_OUT_MAX((size_t)BIG_UNITS));
+	static const hf_sink_ops cap_ops = { NULL, NULL, cap_string, NULL, NULL, NULL, NULL, NULL };
+	text_capture cap = { { 0 }, 0 }, want = { { 0 }, 0 };
+	hf_sink capsink = { &cap_ops, &cap, 0, 0, 0, 0, 0, 0 };
+	hf_sink wantsink = { &cap_ops, &want, 0, 0, 0, 0, 0, 0 };
+	hf_status st = a && b && data && utf8 ? HF_OK : HF_ERR_NOMEM;
+	srand(7);
+	for (int i = 0; i < TEXTS && !st; i++) {
+		hf_text_encoding enc = encs[i % 3];
+		size_t units = i >= 201 && i <= 203 ? BIG_UNITS : (size_t)(rand() % 300);
+		size_t bytes = enc == HF_TEXT_LATIN1 ? units : 2 * units;
+		for (size_t k = 0; k < bytes; k++) {
+			int r = rand() % 16;
+			/* Mostly ASCII; then controls, Latin-1, surrogates (0xD8-0xDF in a
+			 * unit's high byte), anything. */
+			data[k] = (uint8_t)(r < 9 ? 'a' + r : r < 11 ? rand() % 32 : r < 13 ? 0xD8 + rand() % 8
+			                   : r < 14 ? '"' : rand() % 256);
+		}
+		size_t n = hf_text_decode(enc, data, units, utf8);
+		st = hf_sink_string_encoded(a, 1000 + (uint64_t)i, enc, data, units, &err);
+		if (!st)
+			st = hf_sink_string(b, 1000 + (uint64_t)i, utf8, n, &err);
+		if (!st)
+			st = hf_sink_string_encoded(&capsink, 1000 + (uint64_t)i, enc, data, units, &err);
+		if (!st)
+			st = hf_sink_string(&wantsink, 1000 + (uint64_t)i, utf8, n, &err);
+		memset(data, 0xEE, bytes); /* the writer must have kept a copy */
+	}
+	if (!st)
+		st = hf_sink_finish(a, &err);
+	if (!st)
+		st = hf_sink_finish(b, &err);
+	CHECK(st == HF_OK, "write: %s", err.message);
+	hf_sink_destroy(a, st == HF_OK);
+	hf_sink_destroy(b, st == HF_OK);
+	size_t na = 0, nb = 0;
+	char *pa = fa ? slurp_fp(fa, &na) : NULL, *pb = fb ? slurp_fp(fb, &nb) : NULL;
+	CHECK(pa && pb && na == nb && na > 3 * (size_t)BIG_UNITS && !memcmp(pa, pb, na),
+	      "the same NDJSON either way (%zu and %zu bytes)", na, nb);
+	CHECK_EQ_U(cap.strings, TEXTS, "strings through the fallback");
+	CHECK(cap.all.len == want.all.len && !memcmp(cap.all.data, want.all.data, cap.all.len),
+	      "the fallback decodes as the caller would");
+	free(pa);
+	free(pb);
+	free(data);
+	free(utf8);
+	hf_buf_free(&cap.all);
+	hf_buf_free(&want.all);
+	if (fa)
+		fclose(fa);
+	if (fb)
+		fclose(fb);
+}
+
 /* ---- hf_queue ---------------------------------------------------------------- */
 
 typedef struct queue_probe {
@@ -1507,6 +1606,7 @@ int main(void)
 	test_v8_tokenizer();
 	test_ndjson_deep();
 	test_ndjson_queue();
+	test_ndjson_encoded();
 	test_queue();
 	test_rowsort();
 	test_imposter();

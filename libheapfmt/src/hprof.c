@@ -1498,6 +1498,16 @@ static hf_status decode_text(reader *r, const pending_string *ps, unsigned type,
 		to = (uint64_t)ps->count;
 	}
 	uint64_t n = to - from;
+	r->stats->string_texts++;
+	if (hf_sink_takes_encoded(r->sink)) {
+		/* The sink decodes (the NDJSON writer on its own thread). */
+		r->stats->strings++;
+		if (type == T_CHAR)
+			return hf_sink_string_encoded(r->sink, ps->sid, HF_TEXT_UTF16BE, data + 2 * from, n, r->err);
+		if (ps->coder == 1)
+			return hf_sink_string_encoded(r->sink, ps->sid, HF_TEXT_UTF16LE, data + from, n / 2, r->err);
+		return hf_sink_string_encoded(r->sink, ps->sid, HF_TEXT_LATIN1, data + from, n, r->err);
+	}
 	r->text.len = 0;
 	if (type == T_CHAR) {
 		if (!hf_buf_reserve(&r->text, n * 3 + 4))
@@ -1515,7 +1525,6 @@ static hf_status decode_text(reader *r, const pending_string *ps, unsigned type,
 			return nomem(r);
 		r->text.len = hf_latin1_decode(data + from, n, (char *)r->text.data);
 	}
-	r->stats->string_texts++;
 	return emit_string(r, ps->sid, (const char *)r->text.data, r->text.len);
 }
 

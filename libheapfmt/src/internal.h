@@ -138,6 +138,30 @@ static inline bool hf_mul_overflows(uint64_t a, uint64_t b, uint64_t *r)
 	return __builtin_mul_overflow(a, b, r);
 }
 
+/* ---- String texts handed over undecoded (text.c, sink.c, ndjson.c) --------
+ * The HPROF reader gives a String's text to a sink that takes it so (the
+ * NDJSON writer, which decodes on its formatting thread) as the dump holds
+ * it: Java's char[] (UTF-16, big-endian in HPROF), a JDK 9+ byte[] with
+ * coder UTF16 (the VM's order: little-endian), Latin-1.  Internal, so that
+ * the public hf_sink_ops keeps its size. */
+typedef enum hf_text_encoding { HF_TEXT_UTF16BE, HF_TEXT_UTF16LE, HF_TEXT_LATIN1 } hf_text_encoding;
+
+/* nunits code units of enc to UTF-8 (hf_utf16_decode, hf_latin1_decode);
+ * out must hold HF_TEXT_OUT_MAX(nunits) bytes.  Returns bytes written. */
+size_t hf_text_decode(hf_text_encoding enc, const uint8_t *in, size_t nunits, char *out);
+#define HF_TEXT_OUT_MAX(nunits) ((nunits) * 3 + 4)
+/* Whether s decodes texts itself (hf_sink_string_encoded is then cheaper
+ * for the caller than decoding and hf_sink_string). */
+bool hf_sink_takes_encoded(const hf_sink *s);
+/* A string record whose text is nunits units of enc at data (read during
+ * the call only); a sink that does not take it so gets it decoded. */
+hf_status hf_sink_string_encoded(hf_sink *s, uint64_t id, hf_text_encoding enc, const uint8_t *data,
+                                 size_t nunits, hf_error *err);
+/* ndjson.c's side of the two above. */
+bool hf_ndjson_sink_is(const hf_sink *s);
+hf_status hf_ndjson_string_encoded(hf_sink *s, uint64_t id, hf_text_encoding enc, const uint8_t *data,
+                                   size_t nunits, hf_error *err);
+
 /* ---- heap database names (heapdb.c) --------------------------------------- */
 /* Whether s can name a table or column the writer makes: letters, digits
  * and '_', not a digit first, at most 64 bytes. */

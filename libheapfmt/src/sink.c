@@ -31,6 +31,25 @@ hf_status hf_sink_string(hf_sink *s, uint64_t id, const char *utf8, size_t len, 
 	return s->ops->string(s, id, utf8, len, err);
 }
 
+bool hf_sink_takes_encoded(const hf_sink *s) { return hf_ndjson_sink_is(s); }
+
+hf_status hf_sink_string_encoded(hf_sink *s, uint64_t id, hf_text_encoding enc, const uint8_t *data,
+                                 size_t nunits, hf_error *err)
+{
+	if (hf_ndjson_sink_is(s)) {
+		s->n_strings++;
+		return hf_ndjson_string_encoded(s, id, enc, data, nunits, err);
+	}
+	if (nunits > (SIZE_MAX - 4) / 3)
+		return hf_error_set(err, HF_ERR_NOMEM, "out of memory");
+	char *utf8 = malloc(HF_TEXT_OUT_MAX(nunits));
+	if (!utf8)
+		return hf_error_set(err, HF_ERR_NOMEM, "out of memory");
+	hf_status st = hf_sink_string(s, id, utf8, hf_text_decode(enc, data, nunits, utf8), err);
+	free(utf8);
+	return st;
+}
+
 hf_status hf_sink_node(hf_sink *s, const hf_node *node, hf_error *err)
 {
 	s->n_nodes++;

@@ -178,6 +178,13 @@ size_t hf_latin1_decode(const uint8_t *in, size_t len, char *out)
 	return o;
 }
 
+size_t hf_text_decode(hf_text_encoding enc, const uint8_t *in, size_t nunits, char *out)
+{
+	if (enc == HF_TEXT_LATIN1)
+		return hf_latin1_decode(in, nunits, out);
+	return hf_utf16_decode(in, nunits, enc == HF_TEXT_UTF16LE, out);
+}
+
 void hf_iso8601_ms(uint64_t ms, char buf[40])
 {
 	buf[0] = 0;
