@@ -2124,6 +2124,9 @@ static void scen_layout_nocoops(buf *b) { scen_layout(b, 8, 12, 16, 8, ALL_KINDS
 static void scen_layout_nocoops_noccp(buf *b) { scen_layout(b, 8, 16, 24, 8, ALL_KINDS); }
 static void scen_layout_coops_noccp(buf *b) { scen_layout(b, 4, 16, 24, 8, ALL_KINDS); }
 static void scen_layout_align16(buf *b) { scen_layout(b, 4, 12, 16, 16, ALL_KINDS); }
+/* -XX:ObjectAlignmentInBytes=128: every object of the scenario is 128 bytes
+ * whatever the layout, so the alignment stands out and the width does not. */
+static void scen_layout_align128(buf *b) { scen_layout(b, 4, 12, 16, 128, ALL_KINDS); }
 /* Compact object headers (JDK 24+, the default from JDK 27): an 8-byte
  * header, an array's length at 8 and its elements from 12. */
 static void scen_layout_compact(buf *b) { scen_layout(b, 4, 8, 12, 8, ALL_KINDS); }
@@ -2263,6 +2266,8 @@ static const struct scenario {
 	  "8-byte ids, objects side by side: 8-byte references, sizes that 12- and 16-byte headers share" },
 	{ "layout-nocoops-neartie", scen_layout_nocoops_neartie,
 	  "8-byte ids, objects side by side: 16-byte headers, ten byte[] of 400 objects tell them from 12" },
+	{ "layout-align128", scen_layout_align128,
+	  "8-byte ids, objects side by side, aligned to 128 bytes: every one is 128 bytes in any layout" },
 	{ "layout-big-first", scen_layout_big_first,
 	  "8-byte ids, a long[] of 20 MiB and then objects side by side: 4-byte references, 16-byte headers" },
 	{ "two-dumps-late", scen_two_dumps_late,

@@ -2081,6 +2081,7 @@ typedef struct layout_case {
 	const char *file, *coops, *ccp, *compact, *arr_header, *align;
 	long long want[10];     /* 0: the scenario has no such objects */
 	long long big;          /* the byte[] before the objects: its size (0: none) */
+	const char *from;       /* hprof.size_model_from (NULL: "spacing") */
 } layout_case;
 
 static void check_layout(sqlite3 *db, const layout_case *l)
@@ -2095,7 +2096,7 @@ static void check_layout(sqlite3 *db, const layout_case *l)
 	CHECK_STR(meta(db, "hprof.compact_object_headers"), l->compact, "compact object headers");
 	CHECK_STR(meta(db, "hprof.array_header"), l->arr_header, "array header");
 	CHECK_STR(meta(db, "hprof.object_alignment"), l->align, "object alignment");
-	CHECK_STR(meta(db, "hprof.size_model_from"), "spacing", "model from the objects' spacing");
+	CHECK_STR(meta(db, "hprof.size_model_from"), l->from ? l->from : "spacing", "how the model was found");
 	CHECK_EQ_I(count_nodes(db, 2) + count_nodes(db, 3) + count_nodes(db, 4), 400 + (l->big != 0), "objects");
 	if (l->big)
 		CHECK_EQ_I(qi(db, "SELECT size FROM node WHERE identifier = %lld", 0x10000000LL), l->big,
@@ -2137,37 +2138,43 @@ static void check_layout(sqlite3 *db, const layout_case *l)
 
 /* Each layout scenario's model and sizes (the order of check_layout's). */
 static const layout_case layouts[] = {
-	{ "layout-coops.hprof", "true", "true", "false", "16", "8", { 24, 32, 32, 16, 16, 32, 40, 24, 32 }, 0 },
-	{ "layout-nocoops.hprof", "false", "true", "false", "16", "8", { 24, 32, 32, 16, 16, 32, 40, 24, 40 }, 0 },
+	{ "layout-coops.hprof", "true", "true", "false", "16", "8", { 24, 32, 32, 16, 16, 32, 40, 24, 32 }, 0, NULL },
+	{ "layout-nocoops.hprof", "false", "true", "false", "16", "8", { 24, 32, 32, 16, 16, 32, 40, 24, 40 }, 0, NULL },
 	{ "layout-nocoops-noccp.hprof", "false", "false", "false", "24", "8",
-	  { 32, 40, 32, 24, 16, 40, 48, 32, 48 }, 0 },
-	{ "layout-coops-noccp.hprof", "true", "false", "false", "24", "8", { 24, 32, 32, 24, 16, 40, 48, 32, 40 }, 0 },
-	{ "layout-align16.hprof", "true", "true", "false", "16", "16", { 32, 32, 32, 16, 16, 32, 48, 32, 32 }, 0 },
+	  { 32, 40, 32, 24, 16, 40, 48, 32, 48 }, 0, NULL },
+	{ "layout-coops-noccp.hprof", "true", "false", "false", "24", "8", { 24, 32, 32, 24, 16, 40, 48, 32, 40 }, 0, NULL },
+	{ "layout-align16.hprof", "true", "true", "false", "16", "16", { 32, 32, 32, 16, 16, 32, 48, 32, 32 }, 0, NULL },
 	/* An 8-byte header: no hole before C's longs; E is its header alone. */
-	{ "layout-compact.hprof", "true", "true", "true", "12", "8", { 16, 24, 24, 16, 8, 24, 40, 16, 24 }, 0 },
+	{ "layout-compact.hprof", "true", "true", "true", "12", "8", { 16, 24, 24, 16, 8, 24, 40, 16, 24 }, 0, NULL },
 	{ "layout-compact-nocoops.hprof", "false", "true", "true", "12", "8",
-	  { 24, 32, 24, 16, 8, 24, 40, 16, 40 }, 0 },
+	  { 24, 32, 24, 16, 8, 24, 40, 16, 40 }, 0, NULL },
 	/* As layout-coops-noccp but for the arrays of 4-byte or narrower elements. */
-	{ "layout-noccp-jdk22.hprof", "true", "false", "false", "20", "8", { 24, 32, 32, 24, 16, 32, 48, 24, 32 }, 0 },
+	{ "layout-noccp-jdk22.hprof", "true", "false", "false", "20", "8", { 24, 32, 32, 24, 16, 32, 48, 24, 32 }, 0, NULL },
 	/* The same VM's A, E, int[] and byte[]: found only with the help of the
 	 * arrays that the layout with elements from 24 does not space. */
-	{ "layout-noccp-jdk22-arrays.hprof", "true", "false", "false", "20", "8", { 24, 0, 0, 0, 16, 32, 0, 24, 0 }, 0 },
+	{ "layout-noccp-jdk22-arrays.hprof", "true", "false", "false", "20", "8", { 24, 0, 0, 0, 16, 32, 0, 24, 0 }, 0, NULL },
 	/* The instances of a JDK 22 VM without compressed oops and class
 	 * pointers: their layout is found, the first listed array header
 	 * taken. */
-	{ "layout-noccp-noarrays.hprof", "false", "false", "false", "24", "8", { 32, 40, 32, 24, 16, 0, 0, 0, 0 }, 0 },
+	{ "layout-noccp-noarrays.hprof", "false", "false", "false", "24", "8", { 32, 40, 32, 24, 16, 0, 0, 0, 0 }, 0, NULL },
 	/* No compressed oops, compressed class pointers, only objects that
 	 * 16-byte headers space alike: F's 8-byte references decide the width,
 	 * the first layout of that width is taken. */
-	{ "layout-nocoops-tie.hprof", "false", "true", "false", "16", "8", { 0, 0, 32, 0, 16, 0, 0, 24, 0, 40 }, 0 },
+	{ "layout-nocoops-tie.hprof", "false", "true", "false", "16", "8", { 0, 0, 32, 0, 16, 0, 0, 24, 0, 40 }, 0, NULL },
 	/* JDK 8 without compressed oops: ten byte[3] of 400 objects say 16-byte
 	 * headers, too few to stand out. */
-	{ "layout-nocoops-neartie.hprof", "false", "false", "false", "24", "8", { 0, 0, 32, 0, 16, 0, 0, 32, 0, 40 }, 0 },
-	/* layout-coops-noccp's objects after a long[] of 20 MiB, past the first
-	 * look ahead's 16 MiB: the next window of the file (or of a gzip
-	 * file's second reading) finds them. */
+	{ "layout-nocoops-neartie.hprof", "false", "false", "false", "24", "8", { 0, 0, 32, 0, 16, 0, 0, 32, 0, 40 }, 0, NULL },
+	/* Every layout aligned to 128 spaces every object alike: the alignment
+	 * from the spacing, the width from the first address (below 512 GiB,
+	 * 4 GiB times the alignment: compressed), its first layout taken. */
+	{ "layout-align128.hprof", "true", "true", "false", "16", "128",
+	  { 128, 128, 128, 128, 128, 128, 128, 128, 128 }, 0, "address" },
+	/* Last (check_big_first_streams takes the last): layout-coops-noccp's
+	 * objects after a long[] of 20 MiB, past the first look ahead's 16 MiB:
+	 * the next window of the file (or of a gzip file's second reading)
+	 * finds them. */
 	{ "layout-big-first.hprof", "true", "false", "false", "24", "8", { 24, 32, 32, 24, 16, 40, 48, 32, 40 },
-	  24 + 8 * (20LL << 17) },
+	  24 + 8 * (20LL << 17), NULL },
 };
 
 /* With --compressed-oops=yes|no: the width of a reference as told, the
@@ -2218,8 +2225,8 @@ static void check_layouts(sqlite3 *db, const conv *c)
 				if (!st) {
 					sqlite3 *dw = db_open(out);
 					if (dw) {
-						CHECK_STR(meta(dw, "hprof.size_model_from"), "spacing",
-						          "2048-byte windows: the model from the spacing");
+						CHECK_STR(meta(dw, "hprof.size_model_from"), layouts[i].from ? layouts[i].from : "spacing",
+						          "2048-byte windows: the model found as with whole ones");
 						sqlite3_close(dw);
 					}
 					compare_variant(self, out, c, &cw, "2048-byte look-ahead windows", 0);
@@ -2289,6 +2296,7 @@ static const struct {
 	{ "layout-noccp-noarrays", check_layouts },
 	{ "layout-nocoops-tie", check_layouts },
 	{ "layout-nocoops-neartie", check_layouts },
+	{ "layout-align128", check_layouts },
 	{ "layout-big-first", check_layouts },
 	{ "unknown-tag", NULL },     /* needs the file: see below */
 	{ "unknown-after-dump", check_unknown_after_dump },
@@ -2639,12 +2647,16 @@ static void test_sample(const char *dump, const char *expected, const char *hist
 	CHECK_STR(meta(db, "hprof.warnings"), "0", "warnings");
 	CHECK_STR(meta(db, "heapfmt.unresolved_strings"), "0", "unresolved strings");
 	if (model) {
-		char coops[8] = "";
-		snprintf(coops, sizeof coops, "%.*s", (int)strcspn(model, ","), model);
-		CHECK_STR(meta(db, "hprof.compressed_oops"), coops, "compressed oops");
-		CHECK_STR(meta(db, "hprof.compressed_class_pointers"), model + strcspn(model, ",") + (strchr(model, ',') != NULL),
-		          "compressed class pointers");
-		CHECK_STR(meta(db, "hprof.object_alignment"), "8", "object alignment");
+		/* COOPS,CCP[,ALIGNMENT] */
+		char part[3][8] = { "", "", "8" };
+		for (int i = 0; i < 3 && *model; i++) {
+			size_t n = strcspn(model, ",");
+			snprintf(part[i], sizeof part[i], "%.*s", (int)n, model);
+			model += n + (model[n] == ',');
+		}
+		CHECK_STR(meta(db, "hprof.compressed_oops"), part[0], "compressed oops");
+		CHECK_STR(meta(db, "hprof.compressed_class_pointers"), part[1], "compressed class pointers");
+		CHECK_STR(meta(db, "hprof.object_alignment"), part[2], "object alignment");
 		CHECK_STR(meta(db, "hprof.size_model_from"), "spacing", "model from the objects' spacing");
 	}
 

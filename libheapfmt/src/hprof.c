@@ -848,28 +848,30 @@ typedef struct heap_ctx {
  * object headers), where an array's elements start (the array header: 16,
  * 24 without compressed class pointers up to JDK 21 and 20 from JDK 22 on,
  * 12 with compact headers; 8-byte elements at the next multiple of 8), and
- * the alignment of objects (8 or 16).  The layouts the VM can have: */
+ * the alignment of objects (-XX:ObjectAlignmentInBytes: 8, the default, up
+ * to 256, a power of two; compressed oops then reach a heap of 4 GiB times
+ * the alignment).  The layouts the VM can have, with each alignment: */
 typedef struct size_model {
 	unsigned oop, obj_header, arr_header, align;
 } size_model;
+#define LAYOUTS(align) \
+	{ 4, 12, 16, align },  /* compressed oops and class pointers (the default up to JDK 26) */ \
+	{ 8, 12, 16, align },  /* no compressed oops, compressed class pointers (JDK 15+) */ \
+	{ 8, 16, 24, align },  /* neither (JDK 14 or older without compressed oops) */ \
+	{ 4, 16, 24, align },  /* compressed oops, -XX:-UseCompressedClassPointers */ \
+	{ 4, 8, 12, align },   /* compact object headers (JDK 24+, JDK 27's default) */ \
+	{ 8, 8, 12, align },   /* compact object headers, no compressed oops */ \
+	/* JDK 22 to 26 with -XX:-UseCompressedClassPointers: elements narrower \
+	 * than 8 bytes start right after the length, at 20 (JDK-8139457). \
+	 * These two are the array variants of the third and fourth: they are \
+	 * told apart by arrays only (see sniff_model). */ \
+	{ 8, 16, 20, align }, \
+	{ 4, 16, 20, align }
+enum { NLAYOUTS = 8 };
 static const size_model hotspot_models[] = {
-	{ 4, 12, 16, 8 },  /* compressed oops and class pointers (the default up to JDK 26) */
-	{ 8, 12, 16, 8 },  /* no compressed oops, compressed class pointers (JDK 15+) */
-	{ 8, 16, 24, 8 },  /* neither (JDK 14 or older without compressed oops) */
-	{ 4, 16, 24, 8 },  /* compressed oops, -XX:-UseCompressedClassPointers */
-	{ 4, 8, 12, 8 },   /* compact object headers (JDK 24+, JDK 27's default) */
-	{ 8, 8, 12, 8 },   /* compact object headers, no compressed oops */
-	/* JDK 22 to 26 with -XX:-UseCompressedClassPointers: elements narrower
-	 * than 8 bytes start right after the length, at 20 (JDK-8139457).
-	 * These two are the array variants of the third and fourth: they are
-	 * told apart by arrays only (see sniff_model). */
-	{ 8, 16, 20, 8 },
-	{ 4, 16, 20, 8 },
-	/* The same with -XX:ObjectAlignmentInBytes=16 (compressed oops up to
-	 * a 64 GiB heap): */
-	{ 4, 12, 16, 16 }, { 8, 12, 16, 16 }, { 8, 16, 24, 16 }, { 4, 16, 24, 16 },
-	{ 4, 8, 12, 16 }, { 8, 8, 12, 16 }, { 8, 16, 20, 16 }, { 4, 16, 20, 16 },
+	LAYOUTS(8), LAYOUTS(16), LAYOUTS(32), LAYOUTS(64), LAYOUTS(128), LAYOUTS(256)
 };
+#undef LAYOUTS
 #define NMODELS (sizeof hotspot_models / sizeof *hotspot_models)
 
 /* Which one, from the objects' spacing.  HotSpot allocates objects side by
@@ -1129,7 +1131,7 @@ static bool sniff_wraps(reader *r, size_t avail, uint64_t skip)
  * the index of the model that spaces the objects best, among those whose
  * references are oop bytes wide (0: all), or -1 when none stands out (too
  * few objects in the window, or addresses that do not follow each other). */
-static int sniff_model(reader *r, heap_ctx *h, unsigned sub, unsigned oop)
+static int sniff_model(reader *r, heap_ctx *h, unsigned sub, unsigned oop, unsigned *align_hint)
 {
 	const unsigned I = r->idsize;
 	const uint8_t *p;
@@ -1328,10 +1330,21 @@ decide:;
 		 * first address's guess at the width.  All 8-byte fields and
 		 * short byte[] are spaced alike with 12- and 16-byte headers,
 		 * not with 4- and 8-byte references. */
+		bool widths = false, aligns = false;
 		for (size_t m = 0; m < NMODELS; m++)
-			if ((twin[m] < 0 || twin[m] > (int)m) && joint[best] - joint[m] < margin &&
-			    hotspot_models[m].oop != hotspot_models[best].oop)
-				stands = false;
+			if ((twin[m] < 0 || twin[m] > (int)m) && joint[best] - joint[m] < margin) {
+				widths |= hotspot_models[m].oop != hotspot_models[best].oop;
+				aligns |= hotspot_models[m].align != hotspot_models[best].align;
+			}
+		/* Those of both widths may still agree on the alignment, which
+		 * sizes more objects than the width does (past 16 bytes, most
+		 * small objects are one alignment unit whatever their fields):
+		 * it stands, the width is guessed. */
+		if (widths) {
+			stands = false;
+			if (!aligns)
+				*align_hint = hotspot_models[best].align;
+		}
 	}
 	if (stands)
 		found = twin[best] >= 0 && score[twin[best]] > score[best] ? twin[best] : (int)best;
@@ -1375,7 +1388,8 @@ static void decide_model(reader *r, heap_ctx *h, unsigned sub)
 	 * headers and the alignment are still found from the spacing. */
 	int coops = r->opt->compressed_oops;
 	const size_model *m;
-	int sniffed = sniff_model(r, h, sub, coops < 0 ? 0 : coops ? 4 : 8);
+	unsigned align = 8;
+	int sniffed = sniff_model(r, h, sub, coops < 0 ? 0 : coops ? 4 : 8, &align);
 	if (sniffed >= 0) {
 		m = &hotspot_models[sniffed];
 		r->model_from = "spacing";
@@ -1390,12 +1404,18 @@ static void decide_model(reader *r, heap_ctx *h, unsigned sub)
 			uint64_t first = 0;
 			if (!hf_input_peek(r->in, r->idsize, &p, &avail, &ignored) && avail >= r->idsize)
 				first = hf_beid(p, r->idsize);
-			coops = first < ((uint64_t)32 << 30);
+			/* Zero-based compressed oops reach 4 GiB times the
+			 * alignment (32 GiB with the default 8). */
+			coops = first < ((uint64_t)4 << 30) * align;
 			r->model_from = "address";
 		} else {
 			r->model_from = "option";
 		}
-		m = &hotspot_models[coops ? 0 : 1];
+		/* The first layout of that width with the alignment found. */
+		size_t group = 0;
+		while (((unsigned)8 << group) < align)
+			group++;
+		m = &hotspot_models[group * NLAYOUTS + (coops ? 0 : 1)];
 	}
 	r->oop = m->oop;
 	r->obj_header = m->obj_header;
@@ -4562,6 +4582,8 @@ static hf_status trailer(reader *r)
 	}
 	/* The size model, once decided: a dump without objects has none. */
 	if (!r->android && r->idsize == 8 && r->coops_decided) {
+		char align_text[16];
+		snprintf(align_text, sizeof align_text, "%u", r->obj_align);
 		snprintf(buf, sizeof buf, "%u", r->arr_header);
 		if ((st = hf_sink_metadata(r->sink, "hprof.compressed_oops", r->coops ? "true" : "false",
 		                           r->err)) ||
@@ -4570,8 +4592,7 @@ static hf_status trailer(reader *r)
 		    (st = hf_sink_metadata(r->sink, "hprof.compact_object_headers",
 		                           r->obj_header == 8 ? "true" : "false", r->err)) ||
 		    (st = hf_sink_metadata(r->sink, "hprof.array_header", buf, r->err)) ||
-		    (st = hf_sink_metadata(r->sink, "hprof.object_alignment", r->obj_align == 16 ? "16" : "8",
-		                           r->err)) ||
+		    (st = hf_sink_metadata(r->sink, "hprof.object_alignment", align_text, r->err)) ||
 		    (st = hf_sink_metadata(r->sink, "hprof.size_model_from",
 		                           r->model_from ? r->model_from : "address", r->err)))
 			return st;

@@ -8,7 +8,9 @@
 # compressed class pointers (16-byte object headers, 8-byte references, as
 # every JDK 14 or older without compressed oops), into sample-noccp.hprof.gz
 # and sample-noccp.histo.txt: the size model heapfmt finds from the objects'
-# addresses is checked against that VM's histogram.
+# addresses is checked against that VM's histogram.  VARIANT alignN (align16
+# ... align256) takes it from a VM with -XX:ObjectAlignmentInBytes=N, into
+# sample-alignN.hprof.gz and sample-alignN.histo.txt (align32 is kept).
 #
 # It compiles HeapSample, runs it in a small serial-GC JVM without CDS
 # (-Xshare:off: no archived heap objects, a dump a third smaller), waits until
@@ -28,7 +30,8 @@ variant=${2:-}
 case $variant in
 '') name=sample; flags= ;;
 noccp) name=sample-noccp; flags="-XX:-UseCompressedOops -XX:-UseCompressedClassPointers" ;;
-*) echo "make-dump: unknown variant '$variant' (noccp)" >&2; exit 2 ;;
+align*) name=sample-$variant; flags="-XX:ObjectAlignmentInBytes=${variant#align}" ;;
+*) echo "make-dump: unknown variant '$variant' (noccp, align16 ... align256)" >&2; exit 2 ;;
 esac
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
