@@ -2124,6 +2124,15 @@ static void scen_layout_nocoops(buf *b) { scen_layout(b, 8, 12, 16, 8, ALL_KINDS
 static void scen_layout_nocoops_noccp(buf *b) { scen_layout(b, 8, 16, 24, 8, ALL_KINDS); }
 static void scen_layout_coops_noccp(buf *b) { scen_layout(b, 4, 16, 24, 8, ALL_KINDS); }
 static void scen_layout_align16(buf *b) { scen_layout(b, 4, 12, 16, 16, ALL_KINDS); }
+/* Objects that are all 32 bytes in their own layout, where the layouts
+ * aligned to 32 of the other width come as close: compressed oops without
+ * compressed class pointers (B, byte[3], F), and aligned to 16 (A, short
+ * int[], F).  Their own layout stands. */
+static void scen_layout_coops_noccp_32s(buf *b) { scen_layout(b, 4, 16, 24, 8, 1u << 1 | 1u << 7 | KIND_F); }
+static void scen_layout_align16_32s(buf *b)
+{
+	scen_layout(b, 4, 12, 16, 16, 1u << 0 | 1u << 5 | KIND_F | SHORT_ARRAYS);
+}
 /* -XX:ObjectAlignmentInBytes=128: every object of the scenario is 128 bytes
  * whatever the layout, so the alignment stands out and the width does not. */
 static void scen_layout_align128(buf *b) { scen_layout(b, 4, 12, 16, 128, ALL_KINDS); }
@@ -2266,6 +2275,10 @@ static const struct scenario {
 	  "8-byte ids, objects side by side: 8-byte references, sizes that 12- and 16-byte headers share" },
 	{ "layout-nocoops-neartie", scen_layout_nocoops_neartie,
 	  "8-byte ids, objects side by side: 16-byte headers, ten byte[] of 400 objects tell them from 12" },
+	{ "layout-coops-noccp-32s", scen_layout_coops_noccp_32s,
+	  "8-byte ids, 4-byte references, 16-byte headers, objects all 32 bytes" },
+	{ "layout-align16-32s", scen_layout_align16_32s,
+	  "8-byte ids, objects aligned to 16, all 32 bytes" },
 	{ "layout-align128", scen_layout_align128,
 	  "8-byte ids, objects side by side, aligned to 128 bytes: every one is 128 bytes in any layout" },
 	{ "layout-big-first", scen_layout_big_first,

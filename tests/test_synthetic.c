@@ -2164,6 +2164,12 @@ static const layout_case layouts[] = {
 	/* JDK 8 without compressed oops: ten byte[3] of 400 objects say 16-byte
 	 * headers, too few to stand out. */
 	{ "layout-nocoops-neartie.hprof", "false", "false", "false", "24", "8", { 0, 0, 32, 0, 16, 0, 0, 32, 0, 40 }, 0, NULL },
+	/* Objects all 32 bytes in their own layout: the layouts aligned to 32
+	 * of the other width come as close, and say nothing of the width. */
+	{ "layout-coops-noccp-32s.hprof", "true", "false", "false", "24", "8", { 0, 32, 0, 0, 0, 0, 0, 32, 0, 32 },
+	  0, NULL },
+	{ "layout-align16-32s.hprof", "true", "true", "false", "16", "16", { 32, 0, 0, 0, 0, 32, 0, 0, 0, 32 },
+	  0, NULL },
 	/* Every layout aligned to 128 spaces every object alike: the alignment
 	 * from the spacing, the width from the first address (below 512 GiB,
 	 * 4 GiB times the alignment: compressed), its first layout taken. */
@@ -2296,6 +2302,8 @@ static const struct {
 	{ "layout-noccp-noarrays", check_layouts },
 	{ "layout-nocoops-tie", check_layouts },
 	{ "layout-nocoops-neartie", check_layouts },
+	{ "layout-coops-noccp-32s", check_layouts },
+	{ "layout-align16-32s", check_layouts },
 	{ "layout-align128", check_layouts },
 	{ "layout-big-first", check_layouts },
 	{ "unknown-tag", NULL },     /* needs the file: see below */

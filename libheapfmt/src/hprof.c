@@ -405,8 +405,8 @@ static unsigned type_size(const reader *r, unsigned t)
 }
 
 static inline uint64_t align8(uint64_t v) { return (v + 7) & ~(uint64_t)7; }
-/* An object's size rounded to the VM's object alignment (8, or 16 with
- * -XX:ObjectAlignmentInBytes=16). */
+/* An object's size rounded to the VM's object alignment (8, or 16 to 256
+ * with -XX:ObjectAlignmentInBytes). */
 static inline uint64_t align_obj(const reader *r, uint64_t v)
 {
 	return (v + r->obj_align - 1) & ~((uint64_t)r->obj_align - 1);
@@ -608,7 +608,7 @@ static uint64_t array_bytes(unsigned header, unsigned align, uint64_t n, unsigne
 	if (elem == 8)
 		base = align8(base);
 	uint64_t bytes;
-	if (hf_mul_overflows(n, elem, &bytes) || bytes > UINT64_MAX - 64)
+	if (hf_mul_overflows(n, elem, &bytes) || bytes > UINT64_MAX - 512) /* header, alignment */
 		return UINT64_MAX;
 	return (base + bytes + align - 1) & ~((uint64_t)align - 1);
 }
@@ -1329,21 +1329,22 @@ decide:;
 		 * best of them (the first listed on a tie) rather than the
 		 * first address's guess at the width.  All 8-byte fields and
 		 * short byte[] are spaced alike with 12- and 16-byte headers,
-		 * not with 4- and 8-byte references. */
-		bool widths = false, aligns = false;
+		 * not with 4- and 8-byte references.
+		 * The width is weighed among the layouts of the best one's
+		 * alignment: one of a coarser alignment comes as close when
+		 * most objects are a multiple of it (32-byte objects in an
+		 * 8-aligned heap), and says nothing of the width.  When the
+		 * width stays open, the alignment stands (past 16 bytes, most
+		 * small objects are one unit of it whatever their fields) and
+		 * the first address guesses the width. */
+		bool widths = false;
 		for (size_t m = 0; m < NMODELS; m++)
-			if ((twin[m] < 0 || twin[m] > (int)m) && joint[best] - joint[m] < margin) {
+			if ((twin[m] < 0 || twin[m] > (int)m) && joint[best] - joint[m] < margin &&
+			    hotspot_models[m].align == hotspot_models[best].align)
 				widths |= hotspot_models[m].oop != hotspot_models[best].oop;
-				aligns |= hotspot_models[m].align != hotspot_models[best].align;
-			}
-		/* Those of both widths may still agree on the alignment, which
-		 * sizes more objects than the width does (past 16 bytes, most
-		 * small objects are one alignment unit whatever their fields):
-		 * it stands, the width is guessed. */
 		if (widths) {
 			stands = false;
-			if (!aligns)
-				*align_hint = hotspot_models[best].align;
+			*align_hint = hotspot_models[best].align;
 		}
 	}
 	if (stands)
