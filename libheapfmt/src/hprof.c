@@ -1519,33 +1519,28 @@ static hf_status decode_text(reader *r, const pending_string *ps, unsigned type,
 		to = (uint64_t)ps->count;
 	}
 	uint64_t n = to - from;
+	/* A char[] holds UTF-16 in HPROF's order (big-endian); a JDK 9+
+	 * byte[] with the UTF16 coder two bytes per char in the VM's native
+	 * order, little-endian on every realistic host; else Latin-1. */
+	hf_text_encoding enc = HF_TEXT_LATIN1;
+	const uint8_t *text = data + from;
+	if (type == T_CHAR) {
+		enc = HF_TEXT_UTF16BE;
+		text = data + 2 * from;
+	} else if (ps->coder == 1) {
+		enc = HF_TEXT_UTF16LE;
+		n /= 2;
+	}
 	r->stats->string_texts++;
 	if (hf_sink_takes_encoded(r->sink)) {
 		/* The sink decodes (the NDJSON writer on its own thread). */
 		r->stats->strings++;
-		if (type == T_CHAR)
-			return hf_sink_string_encoded(r->sink, ps->sid, HF_TEXT_UTF16BE, data + 2 * from, n, r->err);
-		if (ps->coder == 1)
-			return hf_sink_string_encoded(r->sink, ps->sid, HF_TEXT_UTF16LE, data + from, n / 2, r->err);
-		return hf_sink_string_encoded(r->sink, ps->sid, HF_TEXT_LATIN1, data + from, n, r->err);
+		return hf_sink_string_encoded(r->sink, ps->sid, enc, text, n, r->err);
 	}
 	r->text.len = 0;
-	if (type == T_CHAR) {
-		if (!hf_buf_reserve(&r->text, n * 3 + 4))
-			return nomem(r);
-		r->text.len = hf_utf16_decode(data + 2 * from, n, 0, (char *)r->text.data);
-	} else if (ps->coder == 1) {
-		/* JDK 9+ UTF16 coder: two bytes per char in the VM's native order,
-		 * little-endian on every realistic host. */
-		uint64_t units = n / 2;
-		if (!hf_buf_reserve(&r->text, units * 3 + 4))
-			return nomem(r);
-		r->text.len = hf_utf16_decode(data + from, units, 1, (char *)r->text.data);
-	} else {
-		if (!hf_buf_reserve(&r->text, n * 2 + 4))
-			return nomem(r);
-		r->text.len = hf_latin1_decode(data + from, n, (char *)r->text.data);
-	}
+	if (!hf_buf_reserve(&r->text, HF_TEXT_OUT_MAX(n)))
+		return nomem(r);
+	r->text.len = hf_text_decode(enc, text, n, (char *)r->text.data);
 	return emit_string(r, ps->sid, (const char *)r->text.data, r->text.len);
 }
 

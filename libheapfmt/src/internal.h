@@ -157,7 +157,7 @@ bool hf_sink_takes_encoded(const hf_sink *s);
  * the call only); a sink that does not take it so gets it decoded. */
 hf_status hf_sink_string_encoded(hf_sink *s, uint64_t id, hf_text_encoding enc, const uint8_t *data,
                                  size_t nunits, hf_error *err);
-/* ndjson.c's side of the two above. */
+/* ndjson.c's side of the two above (hf_sink_string_encoded checks nunits). */
 bool hf_ndjson_sink_is(const hf_sink *s);
 hf_status hf_ndjson_string_encoded(hf_sink *s, uint64_t id, hf_text_encoding enc, const uint8_t *data,
                                    size_t nunits, hf_error *err);

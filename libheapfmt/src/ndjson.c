@@ -624,8 +624,6 @@ hf_status hf_ndjson_string_encoded(hf_sink *s, uint64_t id, hf_text_encoding enc
 {
 	ndjson *w = s->impl;
 	hf_status st;
-	if (nunits > (SIZE_MAX - 4) / 3)
-		return hf_error_set(err, HF_ERR_NOMEM, "out of memory");
 	size_t bytes = enc == HF_TEXT_LATIN1 ? nunits : 2 * nunits;
 	if (1 + 1 + 16 + bytes > QUEUE_BLOCK)
 		return (st = hf_queue_drain(&w->queue, err))

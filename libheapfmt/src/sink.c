@@ -36,12 +36,12 @@ bool hf_sink_takes_encoded(const hf_sink *s) { return hf_ndjson_sink_is(s); }
 hf_status hf_sink_string_encoded(hf_sink *s, uint64_t id, hf_text_encoding enc, const uint8_t *data,
                                  size_t nunits, hf_error *err)
 {
+	if (nunits > (SIZE_MAX - 4) / 3) /* HF_TEXT_OUT_MAX */
+		return hf_error_set(err, HF_ERR_NOMEM, "out of memory");
 	if (hf_ndjson_sink_is(s)) {
 		s->n_strings++;
 		return hf_ndjson_string_encoded(s, id, enc, data, nunits, err);
 	}
-	if (nunits > (SIZE_MAX - 4) / 3)
-		return hf_error_set(err, HF_ERR_NOMEM, "out of memory");
 	char *utf8 = malloc(HF_TEXT_OUT_MAX(nunits));
 	if (!utf8)
 		return hf_error_set(err, HF_ERR_NOMEM, "out of memory");
