@@ -446,5 +446,7 @@ CREATE INDEX node_analysis_by_dominator ON node_analysis (dominator, dump); -- w
 -- Query-planner statistics (this creates SQLite's own table sqlite_stat1).
 -- The writer runs it with or without --no-index, after
 -- "PRAGMA analysis_limit = 1000", which samples each index instead of reading
--- all of it.
+-- all of it, table by table but for strings: a table without an index, whose
+-- row count ANALYZE takes by reading every page; the writer writes the row
+-- ANALYZE would ('strings', NULL, its number of rows) from its own count.
 ANALYZE;

@@ -1627,8 +1627,13 @@ hf_status hf_heapdb_analyze(const char *path, const hf_analysis_options *opt,
 		return rc;
 	}
 	rc = hf_analysis_run(db, opt, stats, err);
-	if (!rc && sqlite3_exec(db, "COMMIT; PRAGMA analysis_limit=1000; ANALYZE", NULL, NULL, &msg)
-	           != SQLITE_OK) {
+	/* Statistics of the two tables written here (the writer gathered the
+	 * others'): a whole ANALYZE would also count the rows of strings, which
+	 * has no index to sample, by reading every page (heapdb.c,
+	 * statistics()). */
+	if (!rc && sqlite3_exec(db, "COMMIT; PRAGMA analysis_limit=1000;"
+	                            " ANALYZE main.node_analysis; ANALYZE main.dump_analysis",
+	                        NULL, NULL, &msg) != SQLITE_OK) {
 		rc = hf_error_set(err, HF_ERR_IO, "SQLite: %s: %s", path, msg ? msg : "error");
 		sqlite3_free(msg);
 	}
