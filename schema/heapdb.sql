@@ -449,4 +449,6 @@ CREATE INDEX node_analysis_by_dominator ON node_analysis (dominator, dump); -- w
 -- all of it, table by table but for strings: a table without an index, whose
 -- row count ANALYZE takes by reading every page; the writer writes the row
 -- ANALYZE would ('strings', NULL, its number of rows) from its own count.
+-- (Past 64 tables, one ANALYZE of them all, strings included: each ANALYZE
+-- statement reloads sqlite_stat1.)
 ANALYZE;

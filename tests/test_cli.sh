@@ -130,6 +130,27 @@ check "are counted once in sqlite_stat1" test "$(sqlite3 "$t/dupstr.db" \
 	"SELECT stat FROM sqlite_stat1 WHERE tbl = 'strings'; SELECT data FROM strings WHERE stringid = 7;" 2>&1 |
 	tr '\n' ' ')" = "2 a "
 
+# Past 64 tables the statistics are one ANALYZE of everything (one a table
+# reloads sqlite_stat1 each time: the square of the tables): the same rows.
+i=0
+while [ $i -lt 70 ]; do
+	printf '{"record":"record_type","name":"t%d","fields":[{"name":"x","type":"int"}]}\n{"record":"t%d","x":%d}\n' $i $i $i
+	i=$((i + 1))
+done >"$t/many.ndjson"
+cat "$t/dupstr.ndjson" >>"$t/many.ndjson"
+check "70 record types" expect_rc 0 "$tools/ndjson2heapdb" "$t/many.ndjson" "$t/many.db"
+check "have their statistics, and strings its count" test "$(sqlite3 "$t/many.db" \
+	"SELECT count(*) FROM sqlite_stat1 WHERE tbl LIKE 't%' AND tbl <> 'type_fields'; SELECT stat FROM sqlite_stat1 WHERE tbl = 'strings';" 2>&1 |
+	tr '\n' ' ')" = "70 2 "
+# heapdb-analyze gathers the statistics of its own tables, and all of them
+# for a database that has none.
+check "heapdb-analyze of a database without statistics" sh -c \
+	"'$tools/hprof2heapdb' -q --no-analysis '$sample' '$t/nostat.db' && sqlite3 '$t/nostat.db' 'DROP TABLE sqlite_stat1' &&
+	'$tools/heapdb-analyze' '$t/nostat.db' >/dev/null"
+check "gathers them all" test "$(sqlite3 "$t/nostat.db" \
+	"SELECT count(DISTINCT tbl) > 5, (SELECT CAST(stat AS INTEGER) FROM sqlite_stat1 WHERE tbl = 'strings') = (SELECT count(*) FROM strings),
+	 (SELECT count(*) FROM sqlite_stat1 WHERE tbl = 'node_analysis') > 0 FROM sqlite_stat1" 2>&1)" = "1|1|1"
+
 # A UTF-8 byte order mark before the first line (as Windows tools write) is
 # skipped; one anywhere else is not JSON.
 { printf '\357\273\277'; cat "$t/rowid.ndjson"; } >"$t/bom.ndjson"

@@ -1626,13 +1626,22 @@ hf_status hf_heapdb_analyze(const char *path, const hf_analysis_options *opt,
 		sqlite3_close(db);
 		return rc;
 	}
+	/* Statistics of the two tables written here, where the writer gathered
+	 * the others' (heapfmt's writers all do): a whole ANALYZE would also
+	 * count the rows of strings, which has no index to sample, by reading
+	 * every page (heapdb.c, statistics()).  A database without any gets them
+	 * all. */
+	bool some = false;
+	sqlite3_stmt *q = NULL;
+	if (table_exists(db, "sqlite_stat1") &&
+	    sqlite3_prepare_v2(db, "SELECT 1 FROM main.sqlite_stat1 WHERE tbl NOT IN"
+	                           " ('node_analysis', 'dump_analysis') LIMIT 1", -1, &q, NULL) == SQLITE_OK)
+		some = sqlite3_step(q) == SQLITE_ROW;
+	sqlite3_finalize(q);
 	rc = hf_analysis_run(db, opt, stats, err);
-	/* Statistics of the two tables written here (the writer gathered the
-	 * others'): a whole ANALYZE would also count the rows of strings, which
-	 * has no index to sample, by reading every page (heapdb.c,
-	 * statistics()). */
-	if (!rc && sqlite3_exec(db, "COMMIT; PRAGMA analysis_limit=1000;"
-	                            " ANALYZE main.node_analysis; ANALYZE main.dump_analysis",
+	if (!rc && sqlite3_exec(db, some ? "COMMIT; PRAGMA analysis_limit=1000;"
+	                                   " ANALYZE main.node_analysis; ANALYZE main.dump_analysis"
+	                                 : "COMMIT; PRAGMA analysis_limit=1000; ANALYZE",
 	                        NULL, NULL, &msg) != SQLITE_OK) {
 		rc = hf_error_set(err, HF_ERR_IO, "SQLite: %s: %s", path, msg ? msg : "error");
 		sqlite3_free(msg);
