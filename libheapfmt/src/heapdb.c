@@ -1160,39 +1160,26 @@ static void release_free_memory(void)
 
 static hf_status statistics(heapdb *w, hf_error *err)
 {
+	/* The statements, one a table, and how many (SQLite quotes the names). */
 	sqlite3_stmt *q = NULL;
-	if (sqlite3_prepare_v2(w->db, "SELECT name FROM main.sqlite_schema WHERE type = 'table'"
-	                              " AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name <> 'strings'"
-	                              " ORDER BY rowid", -1, &q, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(w->db, "SELECT group_concat('ANALYZE main.\"' || replace(name, '\"', '\"\"') || '\";', ''),"
+	                              " count(*) FROM main.sqlite_schema WHERE type = 'table'"
+	                              " AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name <> 'strings'",
+	                       -1, &q, NULL) != SQLITE_OK)
 		return db_fail(w, err, "listing the tables");
-	hf_buf sql;
-	hf_buf_init(&sql);
-	bool ok = hf_buf_append(&sql, "PRAGMA analysis_limit=1000;", 27);
-	int rc = SQLITE_DONE;
-	size_t tables = 0;
-	while (ok && (rc = sqlite3_step(q)) == SQLITE_ROW) {
-		const char *name = (const char *)sqlite3_column_text(q, 0);
-		char *one = name ? sqlite3_mprintf("ANALYZE main.\"%w\";", name) : NULL;
-		ok = one && hf_buf_append(&sql, one, strlen(one));
-		sqlite3_free(one);
-		tables++;
-	}
+	int rc = sqlite3_step(q);
+	const char *text = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(q, 0) : NULL;
+	char *each = text ? sqlite3_mprintf("%s", text) : NULL;
+	bool whole = rc == SQLITE_ROW && sqlite3_column_int64(q, 1) > STATS_TABLES;
 	sqlite3_finalize(q);
-	bool whole = tables > STATS_TABLES;
-	if (ok && whole) {
-		sql.len = 0;
-		ok = hf_buf_append(&sql, "PRAGMA analysis_limit=1000; ANALYZE", 35);
-	}
 	hf_status st = HF_OK;
-	if (!ok)
-		st = hf_error_set(err, HF_ERR_NOMEM, "out of memory");
-	else if (rc != SQLITE_DONE)
+	if (rc != SQLITE_ROW)
 		st = db_fail_rc(w, err, "listing the tables", rc);
-	else if (hf_buf_append(&sql, "", 1))
-		st = exec(w, (const char *)sql.data, err);
-	else
+	else if (text && !each)
 		st = hf_error_set(err, HF_ERR_NOMEM, "out of memory");
-	hf_buf_free(&sql);
+	else if (!(st = exec(w, "PRAGMA analysis_limit=1000", err)) && (whole || each))
+		st = exec(w, whole ? "ANALYZE" : each, err);
+	sqlite3_free(each);
 	uint64_t rows = w->strings_given - w->duplicate_strings;
 	if (st || whole || !rows)
 		return st;
