@@ -3,6 +3,7 @@
 #include "hprof_cli.h"
 #include "heapfmt/analysis.h"
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,27 @@ static int parse_long(const char *s, long *out)
 	if (!*s || *end || v < 0 || errno == ERANGE)
 		return 0;
 	*out = v;
+	return 1;
+}
+
+/* A size in bytes: digits and an optional K, M or G (KiB, MiB, GiB). */
+static int parse_size(const char *s, size_t *out)
+{
+	char *end;
+	errno = 0;
+	if (*s < '0' || *s > '9')
+		return 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	unsigned shift = 0;
+	if (*end == 'K' || *end == 'k')
+		shift = 10, end++;
+	else if (*end == 'M' || *end == 'm')
+		shift = 20, end++;
+	else if (*end == 'G' || *end == 'g')
+		shift = 30, end++;
+	if (*end || errno == ERANGE || v > (unsigned long long)(SIZE_MAX >> shift))
+		return 0;
+	*out = (size_t)v << shift;
 	return 1;
 }
 
@@ -40,6 +62,13 @@ static int hprof_option(void *ctx, int argc, char **argv, int *i)
 			return -1;
 	} else if (!strcmp(a, "--values")) {
 		opt->values = 1;
+	} else if ((v = cli_opt_value("--values-limit", argc, argv, i, &missing))) {
+		size_t limit;
+		if (missing || !parse_size(v, &limit)) {
+			cli_usage_error("--values-limit takes a size in bytes, with K, M or G (0: no limit)");
+			return -1;
+		}
+		opt->values_limit = limit ? limit : SIZE_MAX;
 	} else if (!strcmp(a, "--salvage")) {
 		opt->salvage = 1;
 	} else if ((v = cli_opt_value("--dump", argc, argv, i, &missing))) {

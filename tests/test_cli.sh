@@ -121,6 +121,23 @@ check "a record field named rowid" expect_rc 0 "$tools/ndjson2heapdb" "$t/rowid.
 check "keeps the records' order" test "$("$tools/heapdb2ndjson" "$t/rowid.db" - |
 	sed -n 's/.*"v":"\([a-z]*\)".*/\1/p' | tr '\n' ' ')" = "first second third "
 
+# --values-limit: the arrays whose values text is longer go without it, with
+# a warning each (20 kept at most) and their count; the rest as with no limit.
+check "--values-limit=0: no limit" expect_rc 0 "$tools/hprof2heapdb" --values --values-limit=0 "$sample" "$t/vall.db"
+check "--values-limit=1K" expect_rc 0 "$tools/hprof2heapdb" --values --values-limit=1K "$sample" "$t/v1k.db"
+check "omits the arrays of more than 1024 bytes of text, and only those" test "$(sqlite3 "$t/v1k.db" \
+	"ATTACH '$t/vall.db' AS a;
+	 SELECT count(*) FROM a.node_primitive_array WHERE length(\"values\") > 1024;
+	 SELECT value FROM metadata WHERE key = 'heapfmt.values_omitted';
+	 SELECT count(*) FROM node_primitive_array p JOIN a.node_primitive_array q USING (node_identifier, dump)
+	  WHERE p.\"values\" IS NOT q.\"values\" AND (p.\"values\" IS NOT NULL OR length(q.\"values\") <= 1024);
+	 SELECT count(*) FROM metadata WHERE key = 'hprof.warning' AND value LIKE '%values limit of 1024 bytes';" 2>&1 |
+	tr '\n' ' ')" = "8 8 0 8 "
+check "--values-limit takes a size" expect_rc 2 "$tools/hprof2ndjson" --values --values-limit=12Q "$sample" "$t/vbad.ndjson"
+check "naming the option" grep -q -- "--values-limit takes a size" "$t/err"
+check "--values-limit=1G" expect_rc 0 "$tools/hprof2ndjson" --values --values-limit 1G "$sample" "$t/v1g.ndjson"
+check "without omissions" grep -q '"heapfmt.values_omitted","value":"0"' "$t/v1g.ndjson"
+
 # Two string records with one id: the first is kept, and the planner's row
 # count of strings (the writer's own, not ANALYZE's) leaves the second out.
 printf '%s\n' '{"record":"string","id":7,"data":"a"}' '{"record":"string","id":8,"data":"b"}' \

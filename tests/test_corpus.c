@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -403,6 +404,53 @@ static void check_same_records(counts *c, sqlite3 *db)
 	           0, "Strings whose text could not be found");
 }
 
+/*
+ * --values on the dump whose byte[] of 521,141,248 elements (the MANIFEST's
+ * figure) would take its values text past SQLite's 10^9-byte limit and
+ * hprof2ndjson's memory to 2 GB: both programs write that array without
+ * values, with a warning, and every other array with them, in a bounded
+ * memory (the largest child process's peak, ru_maxrss).
+ */
+static void check_large_values(const char *dump, const char *db_path, const char *nd)
+{
+	char cmd[3000], errbuf[4096];
+	unlink(db_path);
+	unlink(nd);
+	snprintf(cmd, sizeof cmd, "%s/hprof2heapdb --values '%s' '%s'", tools, dump, db_path);
+	int rc = run(cmd, errbuf, sizeof errbuf);
+	CHECK(rc == 0, "hprof2heapdb --values exit %d: %s", rc, errbuf);
+	snprintf(cmd, sizeof cmd, "%s/hprof2ndjson --values '%s' '%s'", tools, dump, nd);
+	rc = run(cmd, errbuf, sizeof errbuf);
+	CHECK(rc == 0, "hprof2ndjson --values exit %d: %s", rc, errbuf);
+	struct rusage ru;
+	CHECK(getrusage(RUSAGE_CHILDREN, &ru) == 0 && ru.ru_maxrss < 600 * 1024,
+	      "--values of a 521 MB array in bounded memory: peak %ld KiB", (long)ru.ru_maxrss);
+	sqlite3 *db = NULL;
+	if (rc || sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+		sqlite3_close(db);
+		return;
+	}
+	CHECK_EQ_U(q1(db, "SELECT count(*) FROM node_primitive_array WHERE \"values\" IS NULL AND nodata IS NULL"
+	              " AND length = 521141248"), 1, "the 521 MB byte[] has no values");
+	CHECK_EQ_U(q1(db, "SELECT count(*) FROM node_primitive_array WHERE \"values\" IS NULL"), 1,
+	           "every other array has its values");
+	CHECK_EQ_U(q1(db, "SELECT CAST(value AS INTEGER) FROM metadata WHERE key = 'heapfmt.values_omitted'"), 1,
+	           "heapfmt.values_omitted");
+	CHECK_EQ_U(q1(db, "SELECT count(*) FROM metadata WHERE key = 'hprof.warning' AND value LIKE"
+	              " '%521141248 byte elements written without its values%'"), 1, "the warning");
+	sqlite3_close(db);
+	FILE *f = fopen(nd, "r");
+	char line[1024];
+	int found = 0;
+	while (f && fgets(line, sizeof line, f))
+		found += strstr(line, "\"key\":\"heapfmt.values_omitted\",\"value\":\"1\"") != NULL;
+	if (f)
+		fclose(f);
+	CHECK(found == 1, "the NDJSON's heapfmt.values_omitted");
+	unlink(db_path);
+	unlink(nd);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 6) {
@@ -501,6 +549,8 @@ int main(int argc, char **argv)
 	}
 	json_decref(c.by_record);
 	json_decref(c.roots);
+	if (strstr(name, "java_pid1884"))
+		check_large_values(dump, db_path, nd);
 done:
 	json_decref(ref);
 	unlink(nd);

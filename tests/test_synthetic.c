@@ -1714,6 +1714,83 @@ static void check_nodata_string(sqlite3 *db, const conv *c)
 	          "[1094861636,1162233672,7]", "the int[] after the NODATA array");
 }
 
+/* --values-limit: nodata-string's int[] 0x4000 has the values text
+ * [1094861636,1162233672,7] (25 bytes) and the char[] 0x3020 of "hi"
+ * [104,105] (9 bytes).  An array whose text would pass the limit goes
+ * without values, with a warning at its offset and the count in
+ * heapfmt.values_omitted: found before its elements are formatted (2 bytes
+ * an element at least) or while they are; the String of "hi" keeps its
+ * text either way.  Both writers, and a SQLite writer's own limit (its
+ * max_text) taken when it is the smaller. */
+static void check_values_limit(const char *file, const char *dir)
+{
+	static const struct {
+		size_t limit;
+		const char *int_values, *char_values, *omitted;
+	} cases[] = {
+		{ 0, "[1094861636,1162233672,7]", "[104,105]", "0" },          /* the default */
+		{ SIZE_MAX, "[1094861636,1162233672,7]", "[104,105]", "0" },
+		{ 25, "[1094861636,1162233672,7]", "[104,105]", "0" },         /* exactly */
+		{ 24, NULL, "[104,105]", "1" },                                /* while formatting */
+		{ 9, NULL, "[104,105]", "1" },
+		{ 8, NULL, NULL, "2" },
+		{ 6, NULL, NULL, "2" },                                        /* int[]: at once */
+		{ 1, NULL, NULL, "2" },
+	};
+	char out[1200], nd[1200];
+	snprintf(out, sizeof out, "%s/values-limit.db", dir);
+	snprintf(nd, sizeof nd, "%s/values-limit.ndjson", dir);
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char what[64];
+		snprintf(what, sizeof what, "values limit %zu", cases[i].limit);
+		hf_hprof_options o;
+		options(&o);
+		o.values_limit = cases[i].limit;
+		conv c, cn;
+		hf_status st = convert(file, out, SINK_DB, &o, &c);
+		CHECK(st == HF_OK, "%s: %s", what, c.msg);
+		CHECK(convert(file, nd, SINK_NDJSON, &o, &cn) == HF_OK, "%s, NDJSON: %s", what, cn.msg);
+		sqlite3 *db = st ? NULL : db_open(out);
+		if (!db)
+			continue;
+		int64_t omitted = atoll(cases[i].omitted);
+		CHECK_EQ_I((int64_t)c.stats.values_omitted, omitted, what);
+		CHECK_EQ_I((int64_t)cn.stats.values_omitted, omitted, what);
+		CHECK_STR(meta(db, "heapfmt.values_omitted"), cases[i].omitted, what);
+		CHECK_STR(meta(db, "hprof.warnings"), cases[i].omitted, what);
+		const char *iv = qs(db, "SELECT \"values\" FROM node_primitive_array WHERE node_identifier = %d", 0x4000);
+		CHECK(cases[i].int_values ? iv && !strcmp(iv, cases[i].int_values) : !iv, "%s: int[] values %s", what,
+		      iv ? iv : "NULL");
+		const char *cv = qs(db, "SELECT \"values\" FROM node_primitive_array WHERE node_identifier = %d", 0x3020);
+		CHECK(cases[i].char_values ? cv && !strcmp(cv, cases[i].char_values) : !cv, "%s: char[] values %s",
+		      what, cv ? cv : "NULL");
+		CHECK_STR(text_of(db, 0x2020, 0), "hi", what);
+		CHECK_EQ_I(qi(db, "SELECT length FROM node_primitive_array WHERE node_identifier = %d", 0x4000), 3, what);
+		if (!cases[i].int_values)
+			CHECK_EQ_I(qi(db, "SELECT count(*) FROM metadata WHERE key = 'hprof.warning' AND value LIKE"
+			              " 'offset %% array 0x4000 of 3 int elements written without its values: their JSON"
+			              " text would pass the values limit of %lld bytes'", (long long)cases[i].limit), 1, what);
+		/* The NDJSON has the same records (check_common compares). */
+		check_common(db, nd, &c);
+		sqlite3_close(db);
+	}
+	/* The writer's limit: a SQLite database takes rows of 10^9 bytes at most
+	 * (SQLITE_MAX_LENGTH as built by Debian), less with a smaller build. */
+	hf_heapdb_options ho = { 1, 0, 0, 0 };
+	hf_sink *sink = NULL;
+	hf_error err;
+	snprintf(out, sizeof out, "%s/values-limit-sink.db", dir);
+	CHECK(hf_heapdb_sink_open(&sink, out, &ho, &err) == HF_OK, "open a heap database");
+	sqlite3 *mem = NULL;
+	int lim = sqlite3_open(":memory:", &mem) == SQLITE_OK ? sqlite3_limit(mem, SQLITE_LIMIT_LENGTH, -1) : 0;
+	sqlite3_close(mem);
+	if (sink) {
+		CHECK(lim > (1 << 20) && sink->max_text < (size_t)lim && sink->max_text >= (size_t)lim - (1 << 16),
+		      "the database writer's max_text %zu (SQLite's length limit %d)", sink->max_text, lim);
+		hf_sink_destroy(sink, 0);
+	}
+}
+
 /* Shadowing is found in a chain of any length (the values JSON names a
  * field once, with the subclass's value). */
 static void check_wide_class(sqlite3 *db, const conv *c)
@@ -2430,6 +2507,8 @@ static void test_scenario(const char *name, const char *file, const char *outdir
 			check_two_dumps_select(file, dir);
 		if (!strcmp(name, "duplicate-ids"))
 			check_duplicate_ids_plain(file, dir);
+		if (!strcmp(name, "nodata-string"))
+			check_values_limit(file, dir);
 		if (!strcmp(name, "jdk6-strings"))
 			check_jdk6_strings_fifo(dir, data, size);
 		if (!strcmp(name, "string-guess"))

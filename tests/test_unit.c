@@ -849,8 +849,8 @@ static void test_ndjson_encoded(void)
 	char *utf8 = malloc(HF_TEXT_OUT_MAX((size_t)BIG_UNITS));
 	static const hf_sink_ops cap_ops = { NULL, NULL, cap_string, NULL, NULL, NULL, NULL, NULL };
 	text_capture cap = { { 0 }, 0 }, want = { { 0 }, 0 };
-	hf_sink capsink = { &cap_ops, &cap, 0, 0, 0, 0, 0, 0 };
-	hf_sink wantsink = { &cap_ops, &want, 0, 0, 0, 0, 0, 0 };
+	hf_sink capsink = { .ops = &cap_ops, .impl = &cap };
+	hf_sink wantsink = { .ops = &cap_ops, .impl = &want };
 	hf_status st = a && b && data && utf8 ? HF_OK : HF_ERR_NOMEM;
 	srand(7);
 	for (int i = 0; i < TEXTS && !st; i++) {

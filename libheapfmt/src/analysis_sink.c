@@ -233,6 +233,9 @@ hf_status hf_analysis_sink_open(hf_sink **out, hf_sink *next, const char *beside
 		tee_destroy(&t->sink, 0);
 		return st;
 	}
+	t->sink.max_text = t->db->max_text;
+	if (next->max_text && (!t->sink.max_text || next->max_text < t->sink.max_text))
+		t->sink.max_text = next->max_text;
 	*out = &t->sink;
 	return HF_OK;
 }

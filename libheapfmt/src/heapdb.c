@@ -1402,6 +1402,10 @@ hf_status hf_heapdb_sink_open(hf_sink **out, const char *path, const hf_heapdb_o
 		db_destroy(&w->sink, 0);
 		return st;
 	}
+	/* A row (its text and the other columns) must fit SQLite's length limit
+	 * (SQLITE_MAX_LENGTH, 10^9 bytes as built by Debian). */
+	int max_len = sqlite3_limit(w->db, SQLITE_LIMIT_LENGTH, -1);
+	w->sink.max_text = max_len > (1 << 17) ? (size_t)max_len - (1 << 16) : (size_t)max_len / 2;
 	if (sqlite3_create_module(w->db, "hf_rows", &rows_module, w) != SQLITE_OK) {
 		hf_status st = db_fail(w, err, "hf_rows");
 		db_destroy(&w->sink, 0);

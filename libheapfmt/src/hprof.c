@@ -198,6 +198,7 @@ typedef struct reader {
 	hf_map late_names;   /* HPROF name id of a LOAD CLASS that came before its UTF8 -> index in late_classes */
 	hf_map missed_names; /* HPROF name ids used (field, frame...) before any UTF8 record of them */
 	uint64_t names_after_use; /* UTF8 records whose id was used before them */
+	size_t values_limit;     /* longest values text of an array (--values) */
 	hf_buf late_classes; /* late_class chains */
 	hf_map class_serial; /* class id -> class serial */
 	uint64_t string_class, class_class;
@@ -3004,6 +3005,37 @@ static hf_status object_array_dump(reader *r, heap_ctx *h, uint64_t start)
 static bool tix_add(reader *r, uint64_t id, uint64_t start, unsigned tag, uint32_t count, unsigned t);
 static void tspool_put(reader *r, const void *p, size_t n);
 
+/*
+ * The values of n elements at p, appended to an array's JSON text in js (a
+ * comma first unless they are its first).  1 when done, 0 out of memory,
+ * -1 when the text (with its closing bracket) would pass r->values_limit:
+ * it is then dropped and its memory given back, so that an array of a
+ * billion elements costs no more than the limit (about twice that while the
+ * text grows) instead of 2 to 25 bytes an element.
+ */
+static int json_prims(reader *r, hf_buf *js, unsigned t, const uint8_t *p, uint64_t n,
+                      unsigned esz, int first)
+{
+	for (uint64_t k = 0; k < n; k++) {
+		if (((!first || k) && !hf_buf_append(js, ",", 1)) || !json_prim(js, t, p + k * esz))
+			return 0;
+		if (js->len >= r->values_limit) {
+			hf_buf_free(js);
+			return -1;
+		}
+	}
+	return 1;
+}
+
+/* A values text past the limit: the array's node goes without it. */
+static hf_status values_omitted(reader *r, uint64_t start, uint64_t obj, uint32_t count, unsigned t)
+{
+	r->stats->values_omitted++;
+	return warn(r, start, "array 0x%" PRIx64 " of %" PRIu32 " %s elements written without its values:"
+	            " their JSON text would pass the values limit of %zu bytes",
+	            obj, count, type_names[t], r->values_limit);
+}
+
 static hf_status primitive_array_dump(reader *r, heap_ctx *h, uint64_t start, int nodata)
 {
 	const unsigned I = r->idsize;
@@ -3066,6 +3098,10 @@ static hf_status primitive_array_dump(reader *r, heap_ctx *h, uint64_t start, in
 	 * String no text, and the Strings waiting for it stay unresolved. */
 	int is_text = (t == T_CHAR || t == T_BYTE) && r->emit && !nodata;
 	int want_values = r->opt->values && r->emit && !nodata;
+	/* At least a character an element and a comma between: "[1,2]". */
+	int omit = want_values && (count ? (uint64_t)count * 2 + 1 : 2) > r->values_limit;
+	if (omit)
+		want_values = 0;
 	int fresh = is_text && fresh_has(r, obj);
 	int waiting = is_text && filter_may_have(r, r->pending_bits, obj) &&
 	              hf_map_get(&r->pending_map, obj) != NULL;
@@ -3090,10 +3126,13 @@ static hf_status primitive_array_dump(reader *r, heap_ctx *h, uint64_t start, in
 		if (waiting && (st = resolve_pending(r, obj, t, p, count)))
 			return st;
 		cache_put(r, obj, t, p, (size_t)bytes);
-		if (want_values)
-			for (uint64_t k = 0; k < count; k++)
-				if ((k && !hf_buf_append(js, ",", 1)) || !json_prim(js, t, p + k * esz))
-					return nomem(r);
+		if (want_values) {
+			int ok = json_prims(r, js, t, p, count, esz, 1);
+			if (!ok)
+				return nomem(r);
+			if (ok < 0)
+				want_values = 0, omit = 1;
+		}
 		take(r, h, (size_t)bytes);
 	} else if (want_values || (pending && bytes > HF_INPUT_MAX_PEEK)) {
 		/* Stream the contents in pieces. */
@@ -3111,10 +3150,13 @@ static hf_status primitive_array_dump(reader *r, heap_ctx *h, uint64_t start, in
 				return st;
 			if (spooled)
 				tspool_put(r, p, (size_t)chunk);
-			if (want_values)
-				for (uint64_t k = 0; k < chunk / esz; k++)
-					if (((done || k) && !hf_buf_append(js, ",", 1)) || !json_prim(js, t, p + k * esz))
-						return nomem(r);
+			if (want_values) {
+				int ok = json_prims(r, js, t, p, chunk / esz, esz, !done);
+				if (!ok)
+					return nomem(r);
+				if (ok < 0)
+					want_values = 0, omit = 1;
+			}
 			if (pending && !hf_buf_append(&r->tmp, p, (size_t)chunk))
 				return nomem(r);
 			take(r, h, (size_t)chunk);
@@ -3144,6 +3186,8 @@ static hf_status primitive_array_dump(reader *r, heap_ctx *h, uint64_t start, in
 	}
 	if (!r->emit)
 		return HF_OK;
+	if (omit && (st = values_omitted(r, start, obj, count, t)))
+		return st;
 	hf_value v[4];
 	memset(v, 0, sizeof v);
 	val_int(&v[0], count);
@@ -3158,7 +3202,11 @@ static hf_status primitive_array_dump(reader *r, heap_ctx *h, uint64_t start, in
 	r->stats->primitive_arrays++;
 	hf_node node = { &hprof_node_primarray, obj, r->dump, r->prim_array_class[t],
 	                 array_size(r, count, esz), r->heap, v };
-	return hf_sink_node(r->sink, &node, r->err);
+	st = hf_sink_node(r->sink, &node, r->err);
+	/* A large array's text is not kept to the end of the run. */
+	if (js->cap > ((size_t)4 << 20))
+		hf_buf_free(js);
+	return st;
 }
 
 static void progress(reader *r)
@@ -4570,6 +4618,11 @@ static hf_status trailer(reader *r)
 		if ((st = hf_sink_metadata(r->sink, counts[i].k, buf, r->err)))
 			return st;
 	}
+	if (r->opt->values) {
+		snprintf(buf, sizeof buf, "%" PRIu64, r->stats->values_omitted);
+		if ((st = hf_sink_metadata(r->sink, "heapfmt.values_omitted", buf, r->err)))
+			return st;
+	}
 	if (r->unknown_list.len) {
 		hf_buf_append(&r->unknown_list, "", 1);
 		if ((st = hf_sink_metadata(r->sink, "hprof.unknown_tag_list",
@@ -4637,6 +4690,9 @@ hf_status hf_hprof_read(hf_input *in, hf_sink *sink, const hf_hprof_options *opt
 	r->obj_align = 8;        /* until the size model is decided */
 	r->pending_free = UINT32_MAX;
 	r->string_wait = opt->string_wait ? opt->string_wait : DEFAULT_STRING_WAIT;
+	r->values_limit = opt->values_limit ? opt->values_limit : HF_VALUES_LIMIT_DEFAULT;
+	if (sink->max_text && r->values_limit > sink->max_text)
+		r->values_limit = sink->max_text;
 	r->cache_cap = opt->string_cache ? opt->string_cache : DEFAULT_STRING_CACHE;
 	/* A way per 32 bytes of ring (the arrays of Strings are small). */
 	unsigned setbits = 1;

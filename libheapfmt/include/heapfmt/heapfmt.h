@@ -222,6 +222,10 @@ struct hf_sink {
 	void *impl;
 	/* Counts of what went through, by record class (filled by hf_sink_*). */
 	uint64_t n_metadata, n_types, n_strings, n_nodes, n_edges, n_records;
+	/* The longest TEXT or JSON value the writer can store, in bytes (0: no
+	 * limit); a reader keeps its optional values under it (the HPROF
+	 * reader's values_limit).  SQLite's is its SQLITE_LIMIT_LENGTH. */
+	size_t max_text;
 };
 
 HF_API hf_status hf_sink_metadata(hf_sink *s, const char *key, const char *value,
@@ -276,7 +280,12 @@ typedef struct hf_hprof_options {
 	int salvage;         /* on damaged input keep what came before (see stats) */
 	size_t string_wait;  /* Strings kept waiting for their array in memory before
 	                      * they are parked on disk for another pass (0 = default) */
+	size_t values_limit; /* with values: the longest values JSON text of one
+	                      * primitive array, in bytes; a longer one is not
+	                      * written, with a warning (0 = HF_VALUES_LIMIT_DEFAULT,
+	                      * SIZE_MAX = no limit but the sink's max_text) */
 } hf_hprof_options;
+#define HF_VALUES_LIMIT_DEFAULT ((size_t)64 << 20)
 
 HF_API void hf_hprof_options_init(hf_hprof_options *opt);
 
@@ -288,6 +297,7 @@ typedef struct hf_hprof_stats {
 	uint64_t warnings;
 	uint64_t parked_strings, string_passes; /* Strings parked on disk; passes over the
 	                                         * input for waiting Strings */
+	uint64_t values_omitted; /* with values: arrays past values_limit, written without */
 	/* With salvage: the input was damaged; everything before stopped_at was
 	 * converted and the output's metadata says heapfmt.complete=false.
 	 * damage holds the error that stopped the reader. */
