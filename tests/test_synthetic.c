@@ -1791,6 +1791,66 @@ static void check_values_limit(const char *file, const char *dir)
 	}
 }
 
+/* A text longer than the writer stores (SQLite's row limit: a String of a
+ * billion characters) is cut at a character's boundary, with one warning
+ * that counts the cuts.  The database writer's max_text set to 9 bytes: id8
+ * has "naïve café" (12 bytes of UTF-8: cut to "naïve ca") and "Ωmega 😀"
+ * (11: "Ωmega ", the emoji's four bytes left whole), string-churn thousands
+ * of ASCII texts of up to 40 bytes; every string, names too, against the
+ * same dump converted whole. */
+static void check_texts_cut(const char *file, const char *dir)
+{
+	char whole[1200], cut[1200];
+	snprintf(whole, sizeof whole, "%s/texts-whole.db", dir);
+	snprintf(cut, sizeof cut, "%s/texts-cut.db", dir);
+	hf_hprof_options o;
+	options(&o);
+	o.values = 0;
+	conv c;
+	CHECK(convert(file, whole, SINK_DB, &o, &c) == HF_OK, "convert whole: %s", c.msg);
+	hf_input *in = NULL;
+	hf_sink *sink = NULL;
+	hf_error err;
+	hf_heapdb_options ho = { 1, 0, 0, 0 };
+	unlink(cut);
+	hf_status st = hf_input_open(&in, file, &err);
+	if (!st)
+		st = hf_heapdb_sink_open(&sink, cut, &ho, &err);
+	if (!st) {
+		sink->max_text = 9;
+		st = hf_hprof_read(in, sink, &o, NULL, &err);
+	}
+	if (!st)
+		st = hf_sink_finish(sink, &err);
+	hf_sink_destroy(sink, !st);
+	hf_input_close(in);
+	CHECK(st == HF_OK, "convert with texts cut at 9 bytes: %s", err.message);
+	sqlite3 *db = st ? NULL : db_open(cut);
+	if (!db)
+		return;
+	char sql[1400];
+	snprintf(sql, sizeof sql, "ATTACH '%s' AS w", whole);
+	CHECK(sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK, "attach the whole conversion");
+	CHECK_EQ_I(qi(db, "SELECT count(*) FROM strings") - qi(db, "SELECT count(*) FROM w.strings"), 0,
+	           "the same strings");
+	CHECK_EQ_I(qi(db, "SELECT count(*) FROM strings c JOIN w.strings f USING (stringid) WHERE"
+	              " length(CAST(c.data AS BLOB)) > 9"
+	              " OR substr(CAST(f.data AS BLOB), 1, length(CAST(c.data AS BLOB))) != CAST(c.data AS BLOB)"
+	              " OR (length(CAST(f.data AS BLOB)) <= 9 AND c.data != f.data)"
+	              " OR (length(CAST(f.data AS BLOB)) > 9 AND length(CAST(c.data AS BLOB)) < 6)"),
+	           0, "each text whole up to 9 bytes, else its first 6 to 9 bytes");
+	int64_t ncut = qi(db, "SELECT count(*) FROM w.strings WHERE length(CAST(data AS BLOB)) > 9");
+	CHECK(ncut > 0, "texts were cut");
+	CHECK_EQ_I(qi(db, "SELECT count(*) FROM metadata WHERE key = 'hprof.warning' AND value LIKE"
+	              " 'offset %% %lld text(s) of Strings or UTF8 records longer than the writer stores"
+	              " (9 bytes) cut there'", (long long)ncut), 1, "the warning counts them");
+	if (strstr(file, "id8")) {
+		CHECK_EQ_I(qi(db, "SELECT count(*) FROM strings WHERE data IN ('naïve ca', 'Ωmega ')"), 2,
+		           "cut at a character's boundary");
+	}
+	sqlite3_close(db);
+}
+
 /* Shadowing is found in a chain of any length (the values JSON names a
  * field once, with the subclass's value). */
 static void check_wide_class(sqlite3 *db, const conv *c)
@@ -2509,6 +2569,8 @@ static void test_scenario(const char *name, const char *file, const char *outdir
 			check_duplicate_ids_plain(file, dir);
 		if (!strcmp(name, "nodata-string"))
 			check_values_limit(file, dir);
+		if (!strcmp(name, "id8") || !strcmp(name, "string-churn"))
+			check_texts_cut(file, dir);
 		if (!strcmp(name, "jdk6-strings"))
 			check_jdk6_strings_fifo(dir, data, size);
 		if (!strcmp(name, "string-guess"))

@@ -199,6 +199,7 @@ typedef struct reader {
 	hf_map missed_names; /* HPROF name ids used (field, frame...) before any UTF8 record of them */
 	uint64_t names_after_use; /* UTF8 records whose id was used before them */
 	size_t values_limit;     /* longest values text of an array (--values) */
+	uint64_t texts_cut;      /* strings longer than the sink's max_text, cut */
 	hf_buf late_classes; /* late_class chains */
 	hf_map class_serial; /* class id -> class serial */
 	uint64_t string_class, class_class;
@@ -451,9 +452,21 @@ static bool name_is(reader *r, uint64_t hid, const char *s)
 	return e && e->len == n && !memcmp(r->name_arena.data + e->off, s, n);
 }
 
+/* A text longer than the writer stores (a database's row: 10^9 bytes, a
+ * String of a runaway StringBuilder's size) is cut at a character's
+ * boundary, and the cuts counted in a warning at the end: its start is
+ * what a reader of the dump wants to see, and the rest of the dump still
+ * converts. */
 static hf_status emit_string(reader *r, uint64_t sid, const char *s, size_t n)
 {
 	r->stats->strings++;
+	size_t max = r->sink->max_text;
+	if (max && n > max) {
+		n = max;
+		while (n && ((unsigned char)s[n] & 0xC0) == 0x80)
+			n--;
+		r->texts_cut++;
+	}
 	return hf_sink_string(r->sink, sid, s, n, r->err);
 }
 
@@ -4598,6 +4611,11 @@ static hf_status trailer(reader *r)
 		return hf_error_set(r->err, HF_ERR_USAGE,
 		                    "heap dump %ld was asked for, but the file holds %" PRIu64 " (numbered from 0)",
 		                    (long)r->opt->dump_index, r->stats->dumps);
+	if (r->texts_cut &&
+	    (st = warn(r, hf_input_offset(r->in),
+	               "%" PRIu64 " text(s) of Strings or UTF8 records longer than the writer stores"
+	               " (%zu bytes) cut there", r->texts_cut, r->sink->max_text)))
+		return st;
 	if (r->names_after_use &&
 	    (st = warn(r, hf_input_offset(r->in),
 	               "%" PRIu64 " UTF8 records came after records that used their ids: those uses have no name"
