@@ -17,7 +17,7 @@ static const char help[] =
 	"      --salvage          on a damaged or truncated dump, keep what came before the\n"
 	"                         damage (metadata heapfmt.complete=false; exit status 5)\n"
 	"  --values               also store primitive field values and array contents\n"
-	"      --values-limit=SIZE  with --values, an array whose values text would pass\n"
+	"      --values-limit=SIZE  with --values, a node whose values text would pass\n"
 	"                         SIZE bytes (K, M, G; default 64M) goes without it,\n"
 	"                         with a warning (0: as large as SQLite takes)\n"
 	"  --dump=N|all           convert only heap dump N (0-based) of a file with several\n"

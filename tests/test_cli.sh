@@ -121,18 +121,21 @@ check "a record field named rowid" expect_rc 0 "$tools/ndjson2heapdb" "$t/rowid.
 check "keeps the records' order" test "$("$tools/heapdb2ndjson" "$t/rowid.db" - |
 	sed -n 's/.*"v":"\([a-z]*\)".*/\1/p' | tr '\n' ' ')" = "first second third "
 
-# --values-limit: the arrays whose values text is longer go without it, with
-# a warning each (20 kept at most) and their count; the rest as with no limit.
+# --values-limit: the nodes whose values text is longer (8 arrays and 3
+# classes of the sample) go without it, with a warning each (20 kept at
+# most) and their count; the rest as with no limit.
 check "--values-limit=0: no limit" expect_rc 0 "$tools/hprof2heapdb" --values --values-limit=0 "$sample" "$t/vall.db"
 check "--values-limit=1K" expect_rc 0 "$tools/hprof2heapdb" --values --values-limit=1K "$sample" "$t/v1k.db"
-check "omits the arrays of more than 1024 bytes of text, and only those" test "$(sqlite3 "$t/v1k.db" \
-	"ATTACH '$t/vall.db' AS a;
-	 SELECT count(*) FROM a.node_primitive_array WHERE length(\"values\") > 1024;
+vdiff() { # vdiff TABLE: its rows over 1024 bytes of values with no limit; rows that differ otherwise
+	echo "SELECT count(*) FROM a.$1 WHERE length(\"values\") > 1024;
+	 SELECT count(*) FROM $1 p JOIN a.$1 q USING (node_identifier, dump)
+	  WHERE p.\"values\" IS NOT q.\"values\" AND (p.\"values\" IS NOT NULL OR length(q.\"values\") <= 1024);"
+}
+check "omits the nodes of more than 1024 bytes of text, and only those" test "$(sqlite3 "$t/v1k.db" \
+	"ATTACH '$t/vall.db' AS a; $(vdiff node_primitive_array) $(vdiff node_class) $(vdiff node_instance)
 	 SELECT value FROM metadata WHERE key = 'heapfmt.values_omitted';
-	 SELECT count(*) FROM node_primitive_array p JOIN a.node_primitive_array q USING (node_identifier, dump)
-	  WHERE p.\"values\" IS NOT q.\"values\" AND (p.\"values\" IS NOT NULL OR length(q.\"values\") <= 1024);
 	 SELECT count(*) FROM metadata WHERE key = 'hprof.warning' AND value LIKE '%values limit of 1024 bytes';" 2>&1 |
-	tr '\n' ' ')" = "8 8 0 8 "
+	tr '\n' ' ')" = "8 0 3 0 0 0 11 11 "
 check "--values-limit takes a size" expect_rc 2 "$tools/hprof2ndjson" --values --values-limit=12Q "$sample" "$t/vbad.ndjson"
 check "naming the option" grep -q -- "--values-limit takes a size" "$t/err"
 check "--values-limit=1G" expect_rc 0 "$tools/hprof2ndjson" --values --values-limit 1G "$sample" "$t/v1g.ndjson"

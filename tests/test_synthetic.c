@@ -46,6 +46,7 @@ extern size_t hf_hprof_test_pf_batch;
 extern uint64_t hf_hprof_test_pf_fail;
 extern uint64_t hf_hprof_test_spool_limit;
 extern size_t hf_hprof_test_sniff_window;
+extern size_t hf_hprof_test_class_values;
 
 typedef struct conv {
 	hf_status st;
@@ -1714,6 +1715,15 @@ static void check_nodata_string(sqlite3 *db, const conv *c)
 	          "[1094861636,1162233672,7]", "the int[] after the NODATA array");
 }
 
+/* The options of a case of check_values_limit and check_object_values_limit,
+ * and its name in messages. */
+static void limit_case(hf_hprof_options *o, char what[64], const char *kind, size_t limit)
+{
+	snprintf(what, 64, "%s %zu", kind, limit);
+	options(o);
+	o->values_limit = limit;
+}
+
 /* --values-limit: nodata-string's int[] 0x4000 has the values text
  * [1094861636,1162233672,7] (25 bytes) and the char[] 0x3020 of "hi"
  * [104,105] (9 bytes).  An array whose text would pass the limit goes
@@ -1742,10 +1752,8 @@ static void check_values_limit(const char *file, const char *dir)
 	snprintf(nd, sizeof nd, "%s/values-limit.ndjson", dir);
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		char what[64];
-		snprintf(what, sizeof what, "values limit %zu", cases[i].limit);
 		hf_hprof_options o;
-		options(&o);
-		o.values_limit = cases[i].limit;
+		limit_case(&o, what, "values limit", cases[i].limit);
 		conv c, cn;
 		hf_status st = convert(file, out, SINK_DB, &o, &c);
 		CHECK(st == HF_OK, "%s: %s", what, c.msg);
@@ -1753,11 +1761,18 @@ static void check_values_limit(const char *file, const char *dir)
 		sqlite3 *db = st ? NULL : db_open(out);
 		if (!db)
 			continue;
-		int64_t omitted = atoll(cases[i].omitted);
+		/* Arrays; at the smaller limits the Strings' and classes' own
+		 * values go too (check_object_values_limit), each with its
+		 * warning, all of them counted. */
+		CHECK_EQ_I(qi(db, "SELECT count(*) FROM metadata WHERE key = 'hprof.warning' AND value LIKE"
+		              " 'offset %% array 0x%% written without its values%%'"), atoll(cases[i].omitted), what);
+		int64_t omitted = qi(db, "SELECT count(*) FROM metadata WHERE key = 'hprof.warning' AND value LIKE"
+		                     " '%%written without its values%%'");
+		CHECK_EQ_I(qi(db, "SELECT count(*) FROM metadata WHERE key = 'hprof.warning'"), omitted, what);
 		CHECK_EQ_I((int64_t)c.stats.values_omitted, omitted, what);
 		CHECK_EQ_I((int64_t)cn.stats.values_omitted, omitted, what);
-		CHECK_STR(meta(db, "heapfmt.values_omitted"), cases[i].omitted, what);
-		CHECK_STR(meta(db, "hprof.warnings"), cases[i].omitted, what);
+		CHECK_EQ_I(atoll(meta(db, "heapfmt.values_omitted")), omitted, what);
+		CHECK_EQ_I(atoll(meta(db, "hprof.warnings")), omitted, what);
 		const char *iv = qs(db, "SELECT \"values\" FROM node_primitive_array WHERE node_identifier = %d", 0x4000);
 		CHECK(cases[i].int_values ? iv && !strcmp(iv, cases[i].int_values) : !iv, "%s: int[] values %s", what,
 		      iv ? iv : "NULL");
@@ -1864,6 +1879,54 @@ static void check_wide_class(sqlite3 *db, const conv *c)
 	CHECK_EQ_I(field_value(db, 0x1000, "g"), 42, "Base.g");
 	CHECK_EQ_I(qi(db, "SELECT size FROM node WHERE identifier = %d", 0x1000), 12016,
 	           "size: align8(8 + 3002 x 4)");
+}
+
+/* The values limit for instances and classes (found by helper-8: the text
+ * is made of field names, and a long name repeated makes a large text from
+ * a small dump).  wide-class's instance 0x1000 has 3001 primitive fields
+ * (about 30 KB of text); its three classes no statics, "{}" each.  A class's
+ * text waits for the end of the dump with the others', under a limit in all
+ * as well (64 MiB, or the limit for one when larger): set to 4 bytes, the
+ * first two fit ("{}" twice) and the third (0x300, dumped last) does not. */
+static void check_object_values_limit(const char *file, const char *dir)
+{
+	char out[1200];
+	snprintf(out, sizeof out, "%s/object-values-limit.db", dir);
+	static const struct {
+		size_t limit, classes_all;
+		int64_t fields, classes_without;
+		const char *omitted;
+	} cases[] = { { 0, 0, 3001, 0, "0" }, { 1000, 0, -1, 0, "1" }, { 4, 0, -1, 0, "1" }, { 1, 0, -1, 3, "4" },
+	              { 0, 4, 3001, 1, "1" } };
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char what[64];
+		hf_hprof_options o;
+		limit_case(&o, what, "object values limit", cases[i].limit);
+		hf_hprof_test_class_values = cases[i].classes_all;
+		conv c;
+		CHECK(convert(file, out, SINK_DB, &o, &c) == HF_OK, "%s: %s", what, c.msg);
+		hf_hprof_test_class_values = 0;
+		sqlite3 *db = c.st ? NULL : db_open(out);
+		if (!db)
+			continue;
+		/* -1: no values (nor a row: the instance has nothing else there). */
+		CHECK_EQ_I(qi(db, "SELECT coalesce((SELECT (SELECT count(*) FROM json_each(i.\"values\"))"
+		              " FROM node_instance i WHERE node_identifier = %d AND \"values\" IS NOT NULL), -1)", 0x1000),
+		           cases[i].fields, what);
+		CHECK_EQ_I(qi(db, "SELECT count(*) FROM node_class WHERE \"values\" IS NULL"), cases[i].classes_without,
+		           what);
+		CHECK_STR(meta(db, "heapfmt.values_omitted"), cases[i].omitted, what);
+		if (cases[i].fields < 0)
+			CHECK_EQ_I(qi(db, "SELECT count(*) FROM metadata WHERE key = 'hprof.warning' AND value LIKE"
+			              " 'offset %% instance 0x1000 written without its values: their JSON text would pass"
+			              " the values limit of %lld bytes'", (long long)cases[i].limit), 1, what);
+		if (cases[i].classes_all)
+			CHECK_EQ_I(qi(db, "SELECT count(*) FROM metadata WHERE key = 'hprof.warning' AND value LIKE"
+			              " 'offset %%: class 0x300 written without its values: with those of the dump''s"
+			              " other classes, which wait for its end, their JSON text would pass 4 bytes'"), 1, what);
+		CHECK_EQ_I(qi(db, "SELECT size FROM node WHERE identifier = %d", 0x1000), 12016, what);
+		sqlite3_close(db);
+	}
 }
 
 /* java/lang/String named after its CLASS DUMP: the Strings after the name
@@ -2569,6 +2632,8 @@ static void test_scenario(const char *name, const char *file, const char *outdir
 			check_duplicate_ids_plain(file, dir);
 		if (!strcmp(name, "nodata-string"))
 			check_values_limit(file, dir);
+		if (!strcmp(name, "wide-class"))
+			check_object_values_limit(file, dir);
 		if (!strcmp(name, "id8") || !strcmp(name, "string-churn"))
 			check_texts_cut(file, dir);
 		if (!strcmp(name, "jdk6-strings"))

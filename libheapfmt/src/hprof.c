@@ -2451,6 +2451,24 @@ static hf_status spool_instance(reader *r, uint64_t obj, uint64_t cls, const uin
 	return HF_OK;
 }
 
+/* The values text of an instance or a class that would pass the limit (see
+ * json_prims): the node goes without it.  The names of its fields make the
+ * text, and a name can be long: 65,535 statics named by one UTF8 record of
+ * 16 KB make 1 GB of text from a class dump of 800 KB. */
+static hf_status object_values_omitted(reader *r, hf_buf *b, uint64_t off, const char *what, uint64_t id,
+                                       size_t all)
+{
+	hf_buf_free(b);
+	r->stats->values_omitted++;
+	if (all)
+		return warn(r, off, "%s 0x%" PRIx64 " written without its values: with those of the dump's other"
+		            " classes, which wait for its end, their JSON text would pass %zu bytes", what, id, all);
+	return warn(r, off, "%s 0x%" PRIx64 " written without its values: their JSON text would pass the values"
+	            " limit of %zu bytes", what, id, r->values_limit);
+}
+
+size_t hf_hprof_test_class_values;
+
 static hf_status emit_instance(reader *r, uint64_t obj, uint64_t cls, const uint8_t *data,
                                uint32_t n, uint32_t heap, int final, uint64_t off)
 {
@@ -2503,7 +2521,7 @@ static hf_status emit_instance(reader *r, uint64_t obj, uint64_t cls, const uint
 			b->len = 0;
 			bool ok = hf_buf_append(b, "{", 1);
 			int first = 1;
-			for (uint32_t i = 0; i < c->nflat && ok; i++) {
+			for (uint32_t i = 0; i < c->nflat && ok && b->len < r->values_limit; i++) {
 				const flat_field *f = &c->flat[i];
 				if (f->type == T_OBJECT || f->shadowed)
 					continue;
@@ -2511,9 +2529,16 @@ static hf_status emit_instance(reader *r, uint64_t obj, uint64_t cls, const uint
 				     hf_buf_append(b, ":", 1) && json_prim(b, f->type, data + f->offset);
 				first = 0;
 			}
-			if (!ok || !hf_buf_append(b, "}", 1))
+			if (!ok)
 				return nomem(r);
-			val_text(&v[1], (const char *)b->data, b->len);
+			if (b->len >= r->values_limit) {
+				if ((st = object_values_omitted(r, b, off, "instance", obj, 0)))
+					return st;
+			} else {
+				if (!hf_buf_append(b, "}", 1))
+					return nomem(r);
+				val_text(&v[1], (const char *)b->data, b->len);
+			}
 		}
 		if (c->is_string && c->str_value >= 0) {
 			uint64_t value = hf_beid(data + c->flat[c->str_value].offset, r->idsize);
@@ -2873,12 +2898,20 @@ static hf_status class_dump(reader *r, heap_ctx *h, uint64_t start)
 	pending_class pc = { id, super, loader, static_bytes, isize, r->heap, nst, nif,
 	                     has_class_pseudo, -1, 0 };
 	if (r->opt->values) {
+		/* The classes' texts wait for the end of the dump together: they
+		 * have a limit in all too, the larger of the default and the
+		 * limit for one. */
+		size_t all = r->values_limit > HF_VALUES_LIMIT_DEFAULT ? r->values_limit : HF_VALUES_LIMIT_DEFAULT;
+		if (hf_hprof_test_class_values)
+			all = hf_hprof_test_class_values;
+		size_t left = all > r->class_values.len ? all - r->class_values.len : 0;
+		size_t room = left < r->values_limit ? left : r->values_limit;
 		hf_buf *b = &r->json;
 		b->len = 0;
 		bool ok = hf_buf_append(b, "{", 1);
 		int first = 1;
 		s = st_start;
-		for (uint16_t i = 0; i < nst && ok; i++) {
+		for (uint16_t i = 0; i < nst && ok && b->len < room; i++) {
 			uint64_t fname = hf_beid(p + s, I);
 			unsigned t = p[s + I];
 			if (t != T_OBJECT) {
@@ -2889,7 +2922,7 @@ static hf_status class_dump(reader *r, heap_ctx *h, uint64_t start)
 			s += I + 1 + type_size(r, t);
 		}
 		s = cp_start;
-		for (uint16_t i = 0; i < ncp && ok; i++) {
+		for (uint16_t i = 0; i < ncp && ok && b->len < room; i++) {
 			unsigned t = p[s + 2];
 			if (t != T_OBJECT) {
 				ok = (first || hf_buf_append(b, ",", 1)) &&
@@ -2898,12 +2931,19 @@ static hf_status class_dump(reader *r, heap_ctx *h, uint64_t start)
 			}
 			s += 3 + type_size(r, t);
 		}
-		if (!ok || !hf_buf_append(b, "}", 1))
+		if (!ok)
 			return nomem(r);
-		pc.values_off = (int64_t)r->class_values.len;
-		pc.values_len = b->len;
-		if (!hf_buf_append(&r->class_values, b->data, b->len))
-			return nomem(r);
+		if (b->len >= room) {
+			if ((st = object_values_omitted(r, b, start, "class", id, room < r->values_limit ? all : 0)))
+				return st;
+		} else {
+			if (!hf_buf_append(b, "}", 1))
+				return nomem(r);
+			pc.values_off = (int64_t)r->class_values.len;
+			pc.values_len = b->len;
+			if (!hf_buf_append(&r->class_values, b->data, b->len))
+				return nomem(r);
+		}
 	}
 	if (!hf_buf_append(&r->pending_classes, &pc, sizeof pc))
 		return nomem(r);

@@ -313,6 +313,9 @@ extern uint64_t hf_hprof_test_pf_fail;
 /* Tests (hprof.c): when set, a write that would take a pipe's text spool
  * past this many bytes fails, as a full disk would make it. */
 extern uint64_t hf_hprof_test_spool_limit;
+/* Tests (hprof.c): the limit of a dump's classes' values texts in all (0: the
+ * default). */
+extern size_t hf_hprof_test_class_values;
 
 /* ---- hf_queue: records handed to a second thread in blocks ---------------
  * The owner copies each record into q (hf_queue_room, then hf_queue_put);

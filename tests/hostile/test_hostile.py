@@ -600,6 +600,23 @@ def expect_clean_failure(runner, what, prog, args, pipe_in=None, input_name=None
     count("rejected cleanly")
 
 
+def long_names_hprof(name_len, n):
+    """An HPROF file whose class C (0x100) has n boolean statics and n boolean
+    instance fields, all named by one UTF8 record of name_len bytes, and one
+    instance of it (0x200): --values text of n * (name_len + 8) bytes each."""
+    def rec(tag, body):
+        return struct.pack(">BII", tag, 0, len(body)) + body
+    b = b"JAVA PROFILE 1.0.2\0" + struct.pack(">IQ", 4, 0)
+    b += rec(0x01, struct.pack(">I", 1) + b"x" * name_len)
+    b += rec(0x01, struct.pack(">I", 2) + b"C")
+    b += rec(0x02, struct.pack(">IIII", 1, 0x100, 0, 2))
+    cd = struct.pack(">IIIIIIII", 0x100, 0, 0, 0, 0, 0, 0, 0) + struct.pack(">IH", n, 0)
+    cd += struct.pack(">H", n) + struct.pack(">IBB", 1, 4, 1) * n
+    cd += struct.pack(">H", n) + struct.pack(">IB", 1, 4) * n
+    inst = struct.pack(">IIII", 0x200, 0, 0x100, n) + b"\1" * n
+    return b + rec(0x1C, b"\x20" + cd + b"\x21" + inst) + rec(0x2C, b"")
+
+
 def do_limits(runner, srcroot, hprofgen, ddmgen, work):
     """Files of a few hundred bytes that declare gigabytes, read from a file,
     from a pipe (where the reader cannot know the size) and gzip-compressed
@@ -619,6 +636,34 @@ def do_limits(runner, srcroot, hprofgen, ddmgen, work):
                              pipe_in=gzip.compress(data), input_name="<stdin>")
         expect_clean_failure(runner, s, "hprof2heapdb", [path, out + ".db"], size=len(data))
         no_output(s, out)
+    # --values: a text made of field names, one long name repeated (helper-8's
+    # finding): 65,535 statics and instance fields named by one UTF8 record
+    # of 16,000 bytes make 1 GB of text from 0.8 MB; it went to 3.3 GB of
+    # memory (and SQLite refused the row). Now the class goes without values,
+    # with a warning, the rest converts (the instance's fields, of one name,
+    # are one key in its values). Under ASan one
+    # allocation is capped at LIMITS_CAP_MB, which a 64 MiB text's buffer
+    # passes when it doubles: there the limit is 16 MiB.
+    path = os.path.join(work, "long-names.hprof")
+    with open(path, "wb") as f:
+        f.write(long_names_hprof(16000, 65535))
+    limit = ["--values-limit=16M"] if runner.asan else []
+    for prog, o in (("hprof2ndjson", out), ("hprof2heapdb", out + ".db")):
+        args = ["--values"] + limit + [path, o]
+        rc, err, secs = runner.run(prog, args)
+        count("runs")
+        what = "long names, --values [%s]" % shown(prog, args)
+        if rc != 0:
+            fail("%s: exit %s: %s" % (what, rc, err.strip()[:400]))
+        elif prog == "hprof2ndjson":
+            with open(o, encoding="utf-8") as f:
+                text = f.read()
+            for want in ('"heapfmt.values_omitted","value":"1"', "class 0x100 written without its values",
+                         '"identifier":512,"subtype":2,'):
+                if want not in text:
+                    fail("%s: no %s in the output" % (what, want))
+        if os.path.exists(o):
+            os.unlink(o)
     for d in HUGE_DDM:
         path = os.path.join(work, d + ".bin")
         subprocess.run([ddmgen, os.path.join(srcroot, "tests", "ddm", d + ".desc"), path],
