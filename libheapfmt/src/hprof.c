@@ -199,7 +199,6 @@ typedef struct reader {
 	hf_map missed_names; /* HPROF name ids used (field, frame...) before any UTF8 record of them */
 	uint64_t names_after_use; /* UTF8 records whose id was used before them */
 	size_t values_limit;     /* longest values text of an array (--values) */
-	uint64_t texts_cut;      /* strings longer than the sink's max_text, cut */
 	hf_buf late_classes; /* late_class chains */
 	hf_map class_serial; /* class id -> class serial */
 	uint64_t string_class, class_class;
@@ -465,7 +464,7 @@ static hf_status emit_string(reader *r, uint64_t sid, const char *s, size_t n)
 		n = max;
 		while (n && ((unsigned char)s[n] & 0xC0) == 0x80)
 			n--;
-		r->texts_cut++;
+		r->stats->texts_cut++;
 	}
 	return hf_sink_string(r->sink, sid, s, n, r->err);
 }
@@ -1507,6 +1506,15 @@ static bool json_prim(hf_buf *b, unsigned t, const uint8_t *p)
 	return hf_buf_append(b, "null", 4);
 }
 
+/* At least the bytes json_key_name appends for hname with a value after it
+ * ("name":0): a name is checked against the values limit before it is
+ * formatted, since it can be long and escape to six times its length. */
+static size_t key_min(reader *r, uint64_t hname)
+{
+	const name_entry *e = name_get(r, hname);
+	return (e ? e->len : 5) + 4;
+}
+
 static bool json_key_name(reader *r, hf_buf *b, uint64_t hname)
 {
 	const name_entry *e = name_get(r, hname);
@@ -2520,18 +2528,22 @@ static hf_status emit_instance(reader *r, uint64_t obj, uint64_t cls, const uint
 			hf_buf *b = &r->json;
 			b->len = 0;
 			bool ok = hf_buf_append(b, "{", 1);
-			int first = 1;
-			for (uint32_t i = 0; i < c->nflat && ok && b->len < r->values_limit; i++) {
+			int first = 1, over = 0;
+			for (uint32_t i = 0; i < c->nflat && ok && !over; i++) {
 				const flat_field *f = &c->flat[i];
 				if (f->type == T_OBJECT || f->shadowed)
 					continue;
+				over = key_min(r, f->hname) >= r->values_limit - b->len;
+				if (over)
+					break;
 				ok = (first || hf_buf_append(b, ",", 1)) && json_key_name(r, b, f->hname) &&
 				     hf_buf_append(b, ":", 1) && json_prim(b, f->type, data + f->offset);
 				first = 0;
+				over = b->len >= r->values_limit;
 			}
 			if (!ok)
 				return nomem(r);
-			if (b->len >= r->values_limit) {
+			if (over) {
 				if ((st = object_values_omitted(r, b, off, "instance", obj, 0)))
 					return st;
 			} else {
@@ -2909,11 +2921,13 @@ static hf_status class_dump(reader *r, heap_ctx *h, uint64_t start)
 		hf_buf *b = &r->json;
 		b->len = 0;
 		bool ok = hf_buf_append(b, "{", 1);
-		int first = 1;
+		int first = 1, over = 0;
 		s = st_start;
-		for (uint16_t i = 0; i < nst && ok && b->len < room; i++) {
+		for (uint16_t i = 0; i < nst && ok && !over && b->len < room; i++) {
 			uint64_t fname = hf_beid(p + s, I);
 			unsigned t = p[s + I];
+			if (t != T_OBJECT && (over = key_min(r, fname) >= room - b->len))
+				break;
 			if (t != T_OBJECT) {
 				ok = (first || hf_buf_append(b, ",", 1)) && json_key_name(r, b, fname) &&
 				     hf_buf_append(b, ":", 1) && json_prim(b, t, p + s + I + 1);
@@ -2922,7 +2936,7 @@ static hf_status class_dump(reader *r, heap_ctx *h, uint64_t start)
 			s += I + 1 + type_size(r, t);
 		}
 		s = cp_start;
-		for (uint16_t i = 0; i < ncp && ok && b->len < room; i++) {
+		for (uint16_t i = 0; i < ncp && ok && !over && b->len < room; i++) {
 			unsigned t = p[s + 2];
 			if (t != T_OBJECT) {
 				ok = (first || hf_buf_append(b, ",", 1)) &&
@@ -2933,7 +2947,7 @@ static hf_status class_dump(reader *r, heap_ctx *h, uint64_t start)
 		}
 		if (!ok)
 			return nomem(r);
-		if (b->len >= room) {
+		if (over || b->len >= room) {
 			if ((st = object_values_omitted(r, b, start, "class", id, room < r->values_limit ? all : 0)))
 				return st;
 		} else {
@@ -4647,14 +4661,16 @@ static hf_status trailer(reader *r)
 {
 	hf_status st;
 	char buf[64];
+	/* The passes for late Strings are over: what is said now is said once. */
+	r->rescan = 0;
 	if (r->opt->dump_index >= 0 && (uint64_t)r->opt->dump_index >= r->stats->dumps)
 		return hf_error_set(r->err, HF_ERR_USAGE,
 		                    "heap dump %ld was asked for, but the file holds %" PRIu64 " (numbered from 0)",
 		                    (long)r->opt->dump_index, r->stats->dumps);
-	if (r->texts_cut &&
+	if (r->stats->texts_cut &&
 	    (st = warn(r, hf_input_offset(r->in),
 	               "%" PRIu64 " text(s) of Strings or UTF8 records longer than the writer stores"
-	               " (%zu bytes) cut there", r->texts_cut, r->sink->max_text)))
+	               " (%zu bytes) cut there", r->stats->texts_cut, r->sink->max_text)))
 		return st;
 	if (r->names_after_use &&
 	    (st = warn(r, hf_input_offset(r->in),
@@ -4679,6 +4695,12 @@ static hf_status trailer(reader *r)
 	if (r->opt->values) {
 		snprintf(buf, sizeof buf, "%" PRIu64, r->stats->values_omitted);
 		if ((st = hf_sink_metadata(r->sink, "heapfmt.values_omitted", buf, r->err)))
+			return st;
+	}
+	/* Only when it happened: it is the writer's limit, not the dump's. */
+	if (r->stats->texts_cut) {
+		snprintf(buf, sizeof buf, "%" PRIu64, r->stats->texts_cut);
+		if ((st = hf_sink_metadata(r->sink, "heapfmt.texts_cut", buf, r->err)))
 			return st;
 	}
 	if (r->unknown_list.len) {

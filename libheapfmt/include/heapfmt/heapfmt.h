@@ -224,7 +224,9 @@ struct hf_sink {
 	uint64_t n_metadata, n_types, n_strings, n_nodes, n_edges, n_records;
 	/* The longest TEXT or JSON value the writer can store, in bytes (0: no
 	 * limit); a reader keeps its optional values under it (the HPROF
-	 * reader's values_limit).  SQLite's is its SQLITE_LIMIT_LENGTH. */
+	 * reader's values_limit) and cuts longer strings.  The database
+	 * writer's is SQLite's SQLITE_LIMIT_LENGTH less 64 KiB (a row's other
+	 * columns). */
 	size_t max_text;
 };
 
@@ -280,10 +282,12 @@ typedef struct hf_hprof_options {
 	int salvage;         /* on damaged input keep what came before (see stats) */
 	size_t string_wait;  /* Strings kept waiting for their array in memory before
 	                      * they are parked on disk for another pass (0 = default) */
-	size_t values_limit; /* with values: the longest values JSON text of one
-	                      * primitive array, in bytes; a longer one is not
-	                      * written, with a warning (0 = HF_VALUES_LIMIT_DEFAULT,
-	                      * SIZE_MAX = no limit but the sink's max_text) */
+	size_t values_limit; /* with values: the longest values JSON text of one node
+	                      * (array, instance, class), in bytes; a longer one is
+	                      * not written, with a warning (0 = HF_VALUES_LIMIT_DEFAULT,
+	                      * SIZE_MAX = no limit but the sink's max_text).  A
+	                      * dump's classes, which wait for its end, also have
+	                      * the larger of this and the default in all. */
 } hf_hprof_options;
 #define HF_VALUES_LIMIT_DEFAULT ((size_t)64 << 20)
 
@@ -297,13 +301,15 @@ typedef struct hf_hprof_stats {
 	uint64_t warnings;
 	uint64_t parked_strings, string_passes; /* Strings parked on disk; passes over the
 	                                         * input for waiting Strings */
-	uint64_t values_omitted; /* with values: arrays past values_limit, written without */
 	/* With salvage: the input was damaged; everything before stopped_at was
 	 * converted and the output's metadata says heapfmt.complete=false.
 	 * damage holds the error that stopped the reader. */
 	int incomplete;
 	uint64_t stopped_at;
 	hf_error damage;
+	uint64_t values_omitted; /* with values: nodes whose values text passed values_limit,
+	                          * written without it */
+	uint64_t texts_cut;      /* strings longer than the sink's max_text, cut there */
 } hf_hprof_stats;
 
 /* Reads an HPROF dump from in and writes the model into sink. */
