@@ -198,7 +198,7 @@ typedef struct reader {
 	hf_map late_names;   /* HPROF name id of a LOAD CLASS that came before its UTF8 -> index in late_classes */
 	hf_map missed_names; /* HPROF name ids used (field, frame...) before any UTF8 record of them */
 	uint64_t names_after_use; /* UTF8 records whose id was used before them */
-	size_t values_limit;     /* longest values text of an array (--values) */
+	size_t values_limit;     /* longest values text of a node (--values) */
 	hf_buf late_classes; /* late_class chains */
 	hf_map class_serial; /* class id -> class serial */
 	uint64_t string_class, class_class;
