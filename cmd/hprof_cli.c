@@ -45,6 +45,7 @@ typedef struct hprof_args {
 	int heapdb;
 	int analysis;        /* heapdb: on unless --no-analysis; NDJSON: --analysis */
 	size_t analysis_memory; /* --analysis-memory, in bytes; 0: the default */
+	int limit_warned;    /* --values-limit without --values, said once */
 } hprof_args;
 
 static int hprof_option(void *ctx, int argc, char **argv, int *i)
@@ -101,7 +102,12 @@ static int hprof_option(void *ctx, int argc, char **argv, int *i)
 
 static hf_status hprof_run(void *ctx, cli_run *r, hf_error *err)
 {
-	hf_hprof_options opt = ((const hprof_args *)ctx)->opt;
+	hprof_args *h = ctx;
+	hf_hprof_options opt = h->opt;
+	if (opt.values_limit && !opt.values && !h->limit_warned) {
+		h->limit_warned = 1;
+		fprintf(stderr, "%s: warning: --values-limit does nothing without --values\n", cli_prog);
+	}
 	hf_input *in = NULL;
 	hf_status st = cli_run_open_input(r, &in, err);
 	if (st)

@@ -3,7 +3,7 @@
 #
 #   scripts/fuzz-long.sh HARNESS [SECONDS] [WORKDIR]
 #
-# HARNESS is hprof, alloc, ddm, roundtrip or v8; SECONDS defaults to 1800. The harnesses must
+# HARNESS is hprof, alloc, ddm, roundtrip, v8, ndjson or json; SECONDS defaults to 1800. The harnesses must
 # be built in build-fuzz (clang, -Dfuzz=true, ASan + UBSan). The corpus is seeded in
 # WORKDIR/corpus-HARNESS (default /tmp/heapfmt-fuzz) from testdata/fuzz/, the small dumps the
 # generator writes into build-fuzz/testdata/ and the first 16 KiB of each file in
@@ -35,6 +35,8 @@ hprof | roundtrip)
 alloc) seed "$here"/testdata/fuzz/alloc/* "$shared"/alloc/* ;;
 ddm) seed "$here"/testdata/fuzz/ddm/* ;;
 v8) seed "$here"/testdata/fuzz/v8/* "$here"/testdata/v8/* ;;
+ndjson) seed "$here"/testdata/fuzz/ndjson/* "$here"/testdata/ndjson/* ;;
+json) seed "$here"/testdata/fuzz/json/* ;;
 *) echo "fuzz-long.sh: unknown harness $h" >&2; exit 2 ;;
 esac
 

@@ -402,6 +402,12 @@ static void check_same_records(counts *c, sqlite3 *db)
 	           "String texts that name no string record");
 	CHECK_EQ_U(q1(db, "SELECT coalesce(max(CAST(value AS INTEGER)),0) FROM metadata WHERE key='heapfmt.unresolved_strings'"),
 	           0, "Strings whose text could not be found");
+	/* Classes loaded under one UTF8 name (several class loaders) share its
+	 * Java form: one string record, not one for each LOAD CLASS. */
+	CHECK_EQ_U(q1(db, "SELECT count(*) FROM (SELECT name FROM hprof_load_class GROUP BY name"
+	                  " HAVING count(DISTINCT java_name) > 1)"), 0, "one Java form for each name");
+	CHECK_EQ_U(q1(db, "SELECT count(DISTINCT java_name) - count(DISTINCT name) <= 0 FROM hprof_load_class"), 1,
+	           "no more Java forms than names");
 }
 
 /*

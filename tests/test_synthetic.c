@@ -1359,6 +1359,18 @@ static void check_deep_chain(sqlite3 *db, const conv *c)
 	CHECK_EQ_I(edges(db, 4, 0x10000 + 3999, 0x10000 + 3998, NULL), 1, "the deepest class's super");
 }
 
+/* unfinished-chain: every instance converts, with a warning; past the
+ * budget of chain work (reached during the first pass) the class is no
+ * longer walked, and the warnings say so. */
+static void check_unfinished_chain(sqlite3 *db, const conv *c)
+{
+	CHECK_EQ_I(count_nodes(db, 2), 20000, "instances");
+	CHECK(c->stats.warnings == 20000, "warnings: %llu", (unsigned long long)c->stats.warnings);
+	CHECK_EQ_I(qi(db, "SELECT count(*) FROM metadata WHERE key = 'hprof.warning' AND value LIKE"
+	              " '%%class 0x10000 not laid out: the work on class chains passed%%'"), 20,
+	           "the stored warnings are of the budget");
+}
+
 /* An hprof agent profile without a heap dump converts: its records, no
  * objects, and a warning that says why there are none. */
 static void check_agent_cpu_samples(sqlite3 *db, const conv *c)
@@ -2502,6 +2514,7 @@ static const struct {
 	{ "shadowed-field", check_shadowed_field },
 	{ "names-late", check_names_late },
 	{ "deep-chain", check_deep_chain },
+	{ "unfinished-chain", check_unfinished_chain },
 	{ "nodata-string", check_nodata_string },
 	{ "wide-class", check_wide_class },
 	{ "string-named-late", check_string_named_late },

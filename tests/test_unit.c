@@ -1,7 +1,8 @@
 /* Unit tests of the library's building blocks: text decoding, the JSON
  * escaper (against jansson), the hash map, the input layer, the V8
  * reader's streaming JSON tokenizer, the NDJSON reader on a line nested
- * deeper than any stack should go, the NDJSON writer's queue, and gzip
+ * deeper than any stack should go, hf_json_check against jansson and the
+ * NDJSON reader's path for large values against its path through jansson, the NDJSON writer's queue, and gzip
  * inflated on a second thread against the same on the caller's. */
 #define _GNU_SOURCE /* O_DIRECT */
 #include "../libheapfmt/src/internal.h"
@@ -283,6 +284,54 @@ static void test_map(void)
 	CHECK(ok, "map after removals");
 	CHECK_EQ_U(m.count, 50000, "map count");
 	CHECK(hf_map_get(&m, 0) == NULL, "key 0 removed");
+	CHECK(m.seed == 0, "ordinary keys keep the seed 0 (and the slot order)");
+	hf_map_free(&m);
+}
+
+/* The inverse of the map's hash (murmur3's finalizer) with seed 0: keys
+ * that all hash to multiples of 2^40, one slot in any map of up to 2^40. */
+static uint64_t mul_inverse(uint64_t a)
+{
+	uint64_t x = a; /* Newton: each step doubles the correct low bits */
+	for (int i = 0; i < 6; i++)
+		x *= 2 - a * x;
+	return x;
+}
+
+static uint64_t unfmix(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= mul_inverse(0xc4ceb9fe1a85ec53ULL);
+	h ^= h >> 33;
+	h *= mul_inverse(0xff51afd7ed558ccdULL);
+	h ^= h >> 33;
+	return h;
+}
+
+/* Keys chosen to collide: the map takes a random seed after a few thousand
+ * long probes, and the 100,000 insertions take linear time (without the
+ * seed, 5 billion probes: minutes, more under the sanitizers). */
+static void test_map_collisions(void)
+{
+	hf_map m;
+	hf_map_init(&m);
+	const uint64_t n = 100000;
+	int ok = 1;
+	for (uint64_t i = 1; i <= n; i++)
+		ok &= hf_map_put(&m, unfmix(i << 40), i);
+	CHECK(ok, "collisions: insertions");
+	CHECK(m.seed != 0, "collisions: the map took a seed");
+	for (uint64_t i = 1; i <= n; i++) {
+		uint64_t *v = hf_map_get(&m, unfmix(i << 40));
+		if (!v || *v != i)
+			ok = 0;
+	}
+	CHECK(ok, "collisions: lookups");
+	for (uint64_t i = 1; i <= n; i += 2)
+		ok &= hf_map_remove(&m, unfmix(i << 40));
+	CHECK(ok && m.count == n / 2, "collisions: removals, %zu left", m.count);
+	CHECK(m.probes < 8 * m.ops + 4096, "collisions: short probes after the seed (%llu for %llu operations)",
+	      (unsigned long long)m.probes, (unsigned long long)m.ops);
 	hf_map_free(&m);
 }
 
@@ -658,6 +707,309 @@ static void test_ndjson_deep(void)
 	hf_input_close(in);
 	fclose(devnull);
 	free(line);
+}
+
+/* ---- hf_json_check against jansson ------------------------------------------ */
+
+static uint64_t jc_rng = 0x9E3779B97F4A7C15u;
+static uint32_t jc_rand(void)
+{
+	jc_rng ^= jc_rng << 13;
+	jc_rng ^= jc_rng >> 7;
+	jc_rng ^= jc_rng << 17;
+	return (uint32_t)(jc_rng >> 11);
+}
+
+/* jansson's verdict as the NDJSON reader asks for it: integers past 2^63-1
+ * are tried again as reals. */
+static bool jansson_takes(const char *s, size_t n)
+{
+	/* jansson drops a NUL byte that follows a number or a word ("[1\0]" is
+	 * [1] to it); JSON has none, and the NDJSON reader refuses any first. */
+	if (memchr(s, 0, n))
+		return false;
+	json_error_t je;
+	json_t *j = json_loadb(s, n, JSON_DECODE_ANY | JSON_ALLOW_NUL, &je);
+	if (!j && json_error_code(&je) == json_error_numeric_overflow)
+		j = json_loadb(s, n, JSON_DECODE_ANY | JSON_ALLOW_NUL | JSON_DECODE_INT_AS_REAL, &je);
+	json_decref(j);
+	return j != NULL;
+}
+
+static void jc_ws(hf_buf *b)
+{
+	static const char w[] = " \t\r\n";
+	while (jc_rand() % 4 == 0)
+		hf_buf_append(b, &w[jc_rand() % 4], 1);
+}
+
+static void jc_string(hf_buf *b)
+{
+	static const char *const pieces[] = {
+		"a", "Z", " ", "\\\"", "\\\\", "\\/", "\\b", "\\f", "\\n", "\\r", "\\t", "\\u0041",
+		"\\u00e9", "\\u0000", "\\uD83D\\uDE00", "\\udbff\\udfff", "\\uD800", "\\uDC00",
+		"\\uD800\\u0041", "\\uD800x", "\\u12", "\\x", "\xc3\xa9", "\xe6\x97\xa5", "\xf0\x9f\x98\x80",
+		"\xc0\x80", "\xc1\xbf", "\xe0\x80\x80", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xf5\x80\x80\x80",
+		"\x80", "\xff", "\xc3", "\x01", "\x1f", "\x7f", "\t", "\n",
+	};
+	hf_buf_append(b, "\"", 1);
+	int n = (int)(jc_rand() % 6);
+	for (int i = 0; i < n; i++) {
+		/* mostly valid pieces */
+		const char *p = pieces[jc_rand() % 4 ? jc_rand() % 15 : jc_rand() % (sizeof pieces / sizeof *pieces)];
+		hf_buf_append(b, p, strlen(p));
+	}
+	hf_buf_append(b, "\"", 1);
+}
+
+static void jc_number(hf_buf *b)
+{
+	static const char *const nums[] = {
+		"0", "-0", "1", "-1", "12", "0.5", "-0.25", "1e5", "1E+5", "1e-5", "2.5e308", "1.7976931348623157e308",
+		"1.7976931348623159e308", "-1e309", "1e-400", "9223372036854775807", "9223372036854775808",
+		"-9223372036854775809", "18446744073709551615", "01", "-", "1.", ".5", "1e", "1e+", "+1",
+		"0x10", "1.5e3.2", "00", "-01", "0e0", "1e0000000000000000000000400", "NaN", "Infinity",
+	};
+	if (jc_rand() % 8 == 0) {
+		/* 300 to 320 digits: around where a double ends */
+		int digits = 300 + (int)(jc_rand() % 21);
+		if (jc_rand() % 2)
+			hf_buf_append(b, "-", 1);
+		hf_buf_append(b, jc_rand() % 2 ? "1" : "2", 1);
+		for (int i = 1; i < digits; i++)
+			hf_buf_append(b, "0", 1);
+		if (jc_rand() % 2)
+			hf_buf_append(b, ".5", 2);
+		return;
+	}
+	const char *p = nums[jc_rand() % 4 ? jc_rand() % 19 : jc_rand() % (sizeof nums / sizeof *nums)];
+	hf_buf_append(b, p, strlen(p));
+}
+
+static void jc_value(hf_buf *b, int depth)
+{
+	unsigned k = jc_rand() % 10;
+	if (depth > 6 && k >= 7)
+		k = jc_rand() % 7;
+	switch (k) {
+	case 0: case 1: jc_string(b); break;
+	case 2: case 3: jc_number(b); break;
+	case 4: hf_buf_append(b, "true", 4); break;
+	case 5: hf_buf_append(b, "null", 4); break;
+	case 6: {
+		bool whole = jc_rand() % 8 != 0;
+		hf_buf_append(b, whole ? "false" : "nul", whole ? 5 : 3);
+		break;
+	}
+	case 7: case 8: {
+		hf_buf_append(b, "[", 1);
+		int n = (int)(jc_rand() % 5);
+		for (int i = 0; i < n; i++) {
+			jc_ws(b);
+			if (i)
+				hf_buf_append(b, ",", 1), jc_ws(b);
+			jc_value(b, depth + 1);
+		}
+		jc_ws(b);
+		hf_buf_append(b, "]", 1);
+		break;
+	}
+	default: {
+		hf_buf_append(b, "{", 1);
+		int n = (int)(jc_rand() % 4);
+		for (int i = 0; i < n; i++) {
+			jc_ws(b);
+			if (i)
+				hf_buf_append(b, ",", 1), jc_ws(b);
+			jc_string(b);
+			jc_ws(b);
+			hf_buf_append(b, ":", 1);
+			jc_ws(b);
+			jc_value(b, depth + 1);
+		}
+		jc_ws(b);
+		hf_buf_append(b, "}", 1);
+		break;
+	}
+	}
+}
+
+static void jc_compare(const char *s, size_t n, unsigned long *taken, unsigned long *refused)
+{
+	bool mine = hf_json_check(s, n, 1, NULL), theirs = jansson_takes(s, n);
+	if (mine != theirs) {
+		char hex[3 * 64 + 1] = "";
+		for (size_t i = 0; i < n && i < 64; i++)
+			snprintf(hex + 3 * i, 4, " %02x", (unsigned char)s[i]);
+		CHECK(mine == theirs, "hf_json_check says %s, jansson %s: %zu bytes:%s", mine ? "valid" : "invalid",
+		      theirs ? "valid" : "invalid", n, hex);
+	}
+	if (theirs)
+		++*taken;
+	else
+		++*refused;
+}
+
+static void test_json_check(void)
+{
+	unsigned long taken = 0, refused = 0;
+	static const char *const fixed[] = {
+		"", " ", "[", "]", "{}", "[]", " [ ] ", "{\"a\":1}", "{\"a\" : [1,2,{\"b\":null}]}",
+		"{\"a\":1,}", "[1,]", "[,1]", "{\"a\"}", "{a:1}", "{\"\\u0000\":1}", "[\"\\u0000\"]",
+		"{\"a\":1}{}", "[1] x", "truex", "nullnull", "[true,false,null]", "\"\xed\x9f\xbf\"",
+		"\"\xef\xbf\xbf\"", "\"\xf4\x8f\xbf\xbf\"", "[1\x00]", "\"a\x00\"", "[1]\n", "\xef\xbb\xbf[]",
+	};
+	for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++)
+		jc_compare(fixed[i], strlen(fixed[i]), &taken, &refused);
+	jc_compare("[1\0]", 4, &taken, &refused);
+	/* Depth: jansson takes 2048 levels, counting the innermost scalar. */
+	hf_buf d;
+	hf_buf_init(&d);
+	for (int levels = 2046; levels <= 2050; levels++) {
+		for (int scalar = 0; scalar < 2; scalar++) {
+			hf_buf_reset(&d);
+			for (int i = 0; i < levels; i++)
+				hf_buf_append(&d, i % 3 == 2 ? "{\"k\":" : "[", i % 3 == 2 ? 5 : 1);
+			if (scalar)
+				hf_buf_append(&d, "7", 1);
+			for (int i = levels - 1; i >= 0; i--)
+				hf_buf_append(&d, i % 3 == 2 ? "}" : "]", 1);
+			if (!scalar && (levels - 1) % 3 == 2)
+				continue; /* {"k":} is not JSON anyway */
+			jc_compare((const char *)d.data, d.len, &taken, &refused);
+		}
+	}
+	/* As a member of a line's object (depth 2), as the NDJSON reader asks. */
+	hf_buf_reset(&d);
+	for (int i = 0; i < 2047; i++)
+		hf_buf_append(&d, "[", 1);
+	for (int i = 0; i < 2047; i++)
+		hf_buf_append(&d, "]", 1);
+	CHECK(hf_json_check((const char *)d.data, d.len, 2, NULL), "2047 levels at depth 2");
+	CHECK(!hf_json_check((const char *)d.data, d.len, 3, NULL), "2047 levels at depth 3");
+	/* Generated values, then the same with a byte changed, dropped or added. */
+	hf_buf b;
+	hf_buf_init(&b);
+	static const char bytes[] = "{}[],:\"\\0123456789-+.eEtrufalsn \t\n\x80\xc3\xff\x00";
+	for (int round = 0; round < 60000; round++) {
+		hf_buf_reset(&b);
+		jc_ws(&b);
+		jc_value(&b, 0);
+		jc_ws(&b);
+		jc_compare((const char *)b.data, b.len, &taken, &refused);
+		for (int m = 0; m < 3 && b.len; m++) {
+			size_t at = jc_rand() % b.len;
+			unsigned op = jc_rand() % 3;
+			char c = bytes[jc_rand() % (sizeof bytes - 1)];
+			if (op == 0)
+				b.data[at] = (uint8_t)c;
+			else if (op == 1)
+				memmove(b.data + at, b.data + at + 1, b.len - at - 1), b.len--;
+			else if (hf_buf_append(&b, "", 1) || 1) {
+				memmove(b.data + at + 1, b.data + at, b.len - at - 1);
+				b.data[at] = (uint8_t)c;
+			}
+			jc_compare((const char *)b.data, b.len, &taken, &refused);
+		}
+	}
+	CHECK(taken > 20000 && refused > 20000, "both verdicts seen often: %lu valid, %lu invalid", taken, refused);
+	hf_buf_free(&b);
+	hf_buf_free(&d);
+}
+
+/* The NDJSON reader's path for lines with large arrays and objects (checked
+ * by hf_json_check, left out of jansson's parse) gives the same records, and
+ * refuses the same lines, as the path through jansson alone. */
+static hf_status jc_convert(const char *text, size_t n, size_t big, char **out, size_t *outlen, hf_error *err)
+{
+	hf_ndjson_test_big_value = big;
+	hf_input *in = NULL;
+	hf_sink *sink = NULL;
+	FILE *fp = tmpfile(); /* (the writer writes to the descriptor: no memory stream) */
+	hf_status st = HF_ERR_IO;
+	if (fp && (st = hf_input_open_memory(&in, text, n, err)) == HF_OK &&
+	    (st = hf_ndjson_sink_new(&sink, fp, err)) == HF_OK)
+		st = hf_ndjson_read(in, sink, NULL, NULL, err);
+	if (sink) {
+		hf_status fs = st ? st : hf_sink_finish(sink, err);
+		hf_sink_destroy(sink, fs == HF_OK);
+		st = fs;
+	}
+	hf_input_close(in);
+	*out = NULL;
+	*outlen = 0;
+	if (fp) {
+		long size = (fseek(fp, 0, SEEK_END), ftell(fp));
+		rewind(fp);
+		if (size > 0 && (*out = calloc(1, (size_t)size + 1)) &&
+		    fread(*out, 1, (size_t)size, fp) == (size_t)size)
+			*outlen = (size_t)size;
+		fclose(fp);
+	}
+	hf_ndjson_test_big_value = 0;
+	return st;
+}
+
+static void test_ndjson_big_values(void)
+{
+	static const char head[] =
+		"{\"record\":\"node_type\",\"subtype\":41,\"name\":\"thing\",\"table\":\"node_thing\","
+		"\"fields\":[{\"name\":\"shape\",\"type\":\"json\"},{\"name\":\"tag\",\"type\":\"text\"}]}\n";
+	static const char *const good[] = {
+		"{\"record\":\"node\",\"identifier\":1,\"subtype\":41,\"shape\":[1, 2,\t3 ,{\"a\" :[\"\\u00e9\\\"]\"]}]}",
+		"{\"record\":\"node\",\"identifier\":2,\"subtype\":41,\"shape\":{\"x\":[[[]]],\"y\":-1.5e3},\"tag\":\"[t]\"}",
+		"{ \"shape\" : [ ] , \"record\":\"node\",\"identifier\":18446744073709551615,\"subtype\":41 }",
+		"{\"record\":\"node\",\"identifier\":4,\"subtype\":41,\"shape\":[9223372036854775808,\"}\"]}",
+		"{\"record\":\"node\",\"identifier\":5,\"subtype\":41,\"shape\":\"plain string\"}",
+	};
+	static const char *const bad[] = {
+		"{\"record\":\"node\",\"identifier\":6,\"subtype\":41,\"shape\":[1,2,]}",
+		"{\"record\":\"node\",\"identifier\":7,\"subtype\":41,\"shape\":[1e999]}",
+		"{\"record\":\"node\",\"identifier\":8,\"subtype\":41,\"shape\":{\"\\u0000\":1}}",
+		"{\"record\":\"node\",\"identifier\":9,\"subtype\":41,\"shape\":[\"\xc0\x80\"]}",
+		"{\"record\":\"node\",\"identifier\":10,\"subtype\":41,\"tag\":[\"not text\"]}",
+		"{\"record\":\"node\",\"identifier\":11,\"subtype\":41,\"shape\":[1] ,}",
+		"{\"record\":\"node\",\"identifier\":12,\"subtype\":41,\"shape\":[1]]}",
+		"{\"record\":\"node\",\"identifier\":13,\"subtype\":41,\"shape\":[\"\\uD800\"]}",
+		"{\"record\":\"node\",\"identifier\":14,\"subtype\":41,\"shape\":[1],\"x\":01}",
+	};
+	hf_buf all;
+	hf_buf_init(&all);
+	hf_buf_append(&all, head, sizeof head - 1);
+	for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+		hf_buf_append(&all, good[i], strlen(good[i]));
+		hf_buf_append(&all, "\n", 1);
+	}
+	char *a = NULL, *b = NULL;
+	size_t al = 0, bl = 0;
+	hf_error err;
+	hf_status sa = jc_convert((const char *)all.data, all.len, 0, &a, &al, &err);
+	hf_status sb = jc_convert((const char *)all.data, all.len, 4, &b, &bl, &err);
+	CHECK(sa == HF_OK && sb == HF_OK && al == bl && al > 0 && !memcmp(a, b, al),
+	      "the same records by both paths: %s/%s, %zu/%zu bytes (%s)", hf_status_name(sa), hf_status_name(sb), al, bl, err.message);
+	CHECK(a && strstr(a, "\"shape\":[1, 2,\t3 ,{\"a\" :[\"\\u00e9\\\"]\"]}]"), "json field kept as written");
+	free(a);
+	free(b);
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		hf_buf one;
+		hf_buf_init(&one);
+		hf_buf_append(&one, head, sizeof head - 1);
+		hf_buf_append(&one, bad[i], strlen(bad[i]));
+		hf_buf_append(&one, "\n", 1);
+		a = b = NULL;
+		sa = jc_convert((const char *)one.data, one.len, 0, &a, &al, &err);
+		char msg_a[sizeof err.message];
+		snprintf(msg_a, sizeof msg_a, "%s", err.message);
+		sb = jc_convert((const char *)one.data, one.len, 4, &b, &bl, &err);
+		CHECK(sa == HF_ERR_FORMAT && sb == HF_ERR_FORMAT && err.has_offset &&
+		      err.offset == sizeof head - 1,
+		      "bad line %zu refused by both paths: %s (%s) / %s (%s)", i, hf_status_name(sa), msg_a,
+		      hf_status_name(sb), err.message);
+		free(a);
+		free(b);
+		hf_buf_free(&one);
+	}
+	hf_buf_free(&all);
 }
 
 /* The NDJSON writer queues records for a second thread to format: the lines
@@ -1600,11 +1952,14 @@ int main(void)
 	test_utf16();
 	test_json_escape();
 	test_map();
+	test_map_collisions();
 	test_id_index();
 	test_input();
 	test_gzip_thread();
 	test_v8_tokenizer();
 	test_ndjson_deep();
+	test_json_check();
+	test_ndjson_big_values();
 	test_ndjson_queue();
 	test_ndjson_encoded();
 	test_queue();

@@ -81,6 +81,10 @@ typedef struct heapdb {
 	hf_buf qvals;                /* the thread's hf_value scratch */
 	db_type *types;
 	size_t ntypes, captypes;
+	size_t ntables;            /* node and record types declared (HEAPDB_MAX_TABLES) */
+	hf_map type_by_ptr;          /* hf_type pointer -> index in types (find_type) */
+	hf_map type_by_table;        /* hash of (class, table) -> index in types */
+	uint64_t hash_seed;          /* of table_hash */
 	uint64_t duplicate_nodes, duplicate_strings;
 	uint64_t strings_given;      /* rows given to strings, duplicates included */
 	uint64_t edge_seq;
@@ -393,16 +397,58 @@ void hf_heapdb_record_table(const char *name, char *out, size_t size)
 	table_for_record(name, out, size);
 }
 
+/* type_by_table's key for (cls, table): a hash, so a key may stand for
+ * more than one pair; the pairs of one hash take the keys after it in turn
+ * (table_slot), each checked against the real table. */
+static uint64_t table_hash(const heapdb *w, hf_type_class cls, const char *table)
+{
+	/* FNV-1a from a random start: no input can make its names collide. */
+	uint64_t h = 0xcbf29ce484222325ULL ^ w->hash_seed ^ (uint64_t)cls;
+	for (const unsigned char *p = (const unsigned char *)table; *p; p++)
+		h = (h ^ *p) * 0x100000001b3ULL;
+	return h;
+}
+
+/* The first declared type of (cls, table), or NULL; *free_key: the key a
+ * new one would take. */
+static db_type *table_slot(heapdb *w, hf_type_class cls, const char *table, uint64_t *free_key)
+{
+	uint64_t k = table_hash(w, cls, table);
+	for (uint64_t *i; (i = hf_map_get(&w->type_by_table, k)); k++) {
+		db_type *d = &w->types[*i];
+		if (d->cls == cls && !strcmp(d->table, table))
+			return d;
+	}
+	if (free_key)
+		*free_key = k;
+	return NULL;
+}
+
+/* The type of a node or record: looked up, not searched, since there is one
+ * lookup per node and record and a stream may declare thousands of types.
+ * The first type declared with that hf_type (pointer identity), else the
+ * first of its class with its table: a caller may rebuild its hf_type. */
 static db_type *find_type(heapdb *w, const hf_type *t)
 {
-	for (size_t i = 0; i < w->ntypes; i++)
-		if (w->types[i].type == t)
-			return &w->types[i];
-	/* Fall back to the name: a caller may rebuild its hf_type. */
-	for (size_t i = 0; i < w->ntypes; i++)
-		if (w->types[i].cls == t->cls && !strcmp(w->types[i].table, t->table ? t->table : "") )
-			return &w->types[i];
-	return NULL;
+	uint64_t *i = hf_map_get(&w->type_by_ptr, (uint64_t)(uintptr_t)t);
+	if (i)
+		return &w->types[*i];
+	return table_slot(w, t->cls, t->table ? t->table : "", NULL);
+}
+
+/* Enters the last declared type in find_type's maps; false when out of
+ * memory.  An earlier type of the same pointer or table keeps its entry. */
+static bool index_type(heapdb *w)
+{
+	size_t i = w->ntypes - 1;
+	db_type *d = &w->types[i];
+	uint64_t k;
+	if (!hf_map_get(&w->type_by_ptr, (uint64_t)(uintptr_t)d->type) &&
+	    !hf_map_put(&w->type_by_ptr, (uint64_t)(uintptr_t)d->type, i))
+		return false;
+	if (!table_slot(w, d->cls, d->table, &k) && !hf_map_put(&w->type_by_table, k, i))
+		return false;
+	return true;
 }
 
 static hf_status bind_value(heapdb *w, sqlite3_stmt *st, int col, hf_field_kind kind,
@@ -582,6 +628,9 @@ static const char *sql_type(hf_field_kind k)
 	}
 }
 
+/* Node and record types (their tables) a database may declare. */
+#define HEAPDB_MAX_TABLES 4096
+
 static hf_status db_declare(hf_sink *s, const hf_type *t, hf_error *err)
 {
 	heapdb *w = s->impl;
@@ -605,6 +654,20 @@ static hf_status db_declare(hf_sink *s, const hf_type *t, hf_error *err)
 		snprintf(table, sizeof table, "%s", t->table ? t->table : "");
 	if (t->cls != HF_TYPE_EDGE && !valid_ident(table))
 		return hf_error_set(err, HF_ERR_FORMAT, "type %s: invalid table name '%s'", t->name, table);
+	/* Each CREATE TABLE costs SQLite time in the size of the schema
+	 * (sqlite3FkClearTriggerCache walks every table): 10,000 types of a
+	 * 1 MB input took 6.8 s, and the time grows with their square.  No
+	 * writer needs more than a few dozen. */
+	if (t->cls != HF_TYPE_EDGE && w->ntables >= HEAPDB_MAX_TABLES)
+		return hf_error_set(err, HF_ERR_LIMIT, "type %s: more than %d node and record types, each a table",
+		                    t->name, HEAPDB_MAX_TABLES);
+	/* A node type's table has node_identifier and dump beside its fields. */
+	size_t max_fields = (size_t)sqlite3_limit(w->db, SQLITE_LIMIT_COLUMN, -1) - (t->cls == HF_TYPE_NODE ? 2 : 0);
+	if (t->cls != HF_TYPE_EDGE && t->nfields > max_fields)
+		return hf_error_set(err, HF_ERR_LIMIT, "type %s: %zu fields, more than a table holds (%zu)",
+		                    t->name, t->nfields, max_fields);
+	if (t->cls != HF_TYPE_EDGE)
+		w->ntables++;
 	if (t->cls != HF_TYPE_EDGE)
 		for (size_t i = 0; i < t->nfields; i++)
 			if (!valid_ident(t->fields[i].name))
@@ -638,6 +701,8 @@ static hf_status db_declare(hf_sink *s, const hf_type *t, hf_error *err)
 		d->indexed[i] = t->fields[i].indexed;
 	}
 	w->ntypes++;
+	if (!index_type(w))
+		return hf_error_set(err, HF_ERR_NOMEM, "out of memory");
 
 	hf_status st;
 	sqlite3_stmt *ins = NULL;
@@ -1322,6 +1387,8 @@ static void db_destroy(hf_sink *s, int success)
 		free(d->table);
 	}
 	free(w->types);
+	hf_map_free(&w->type_by_ptr);
+	hf_map_free(&w->type_by_table);
 	hf_rowsort_free(&w->node_keys);
 	hf_rowsort_free(&w->edge_keys);
 	graph_drop(w);
@@ -1377,6 +1444,7 @@ hf_status hf_heapdb_sink_open(hf_sink **out, const char *path, const hf_heapdb_o
 	if (!w)
 		return hf_error_set(err, HF_ERR_NOMEM, "out of memory");
 	w->behind.fd = -1;
+	w->hash_seed = hf_random_u64();
 	hf_queue_init(&w->queue, QUEUE_BLOCK, run_block, w);
 	w->sink.ops = &heapdb_ops;
 	w->sink.impl = w;

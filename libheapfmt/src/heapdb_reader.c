@@ -13,6 +13,7 @@
 #include "internal.h"
 #include "heapfmt/translate.h"
 #include <errno.h>
+#include <limits.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -36,6 +37,7 @@ typedef struct dbr {
 	hf_read_stats *st;
 	rtype *types;
 	size_t ntypes, captypes;
+	hf_map byid;     /* (class, subtype) -> index in types: find_id */
 	hf_value *vals;
 	size_t capvals;
 	char tag[48];
@@ -109,6 +111,12 @@ static hf_status ensure_vals(dbr *r, size_t n)
 }
 
 /* ---- types ------------------------------------------------------------------- */
+
+/* find_id's key: a (class, subtype) pair in 64 bits. */
+static uint64_t type_key(hf_type_class cls, int id)
+{
+	return (uint64_t)cls << 32 | (uint32_t)id;
+}
 
 /* Builds one type from its row and its type_fields rows, and marks the
  * fields that have a single-column index of their own. */
@@ -207,6 +215,13 @@ static hf_status load_type(dbr *r, hf_type_class cls, int id, const char *name,
 		}
 		r->types = nt;
 		r->captypes = nc;
+	}
+	/* The first type of a (class, subtype) is the one find_id gives, as
+	 * the search in order did. */
+	uint64_t key = type_key(cls, id);
+	if (!hf_map_get(&r->byid, key) && !hf_map_put(&r->byid, key, r->ntypes)) {
+		hf_tr_type_free(own);
+		return nomem(r);
 	}
 	memset(&r->types[r->ntypes], 0, sizeof r->types[r->ntypes]);
 	r->types[r->ntypes++].t = own;
@@ -313,14 +328,16 @@ static hf_status cursor_step(dbr *r, rtype *t)
 	return HF_OK;
 }
 
-static rtype *find_id(dbr *r, hf_type_class cls, int64_t id, rtype **cache)
+/* The type of a node's or edge's subtype column: looked up in a map, not
+ * searched, since a row per node or edge with thousands of declared types
+ * would take their product (edges whose subtypes alternate defeated the
+ * one-entry cache this had). */
+static rtype *find_id(dbr *r, hf_type_class cls, int64_t id)
 {
-	if (*cache && (*cache)->t->id == id && (*cache)->t->cls == cls)
-		return *cache;
-	for (size_t i = 0; i < r->ntypes; i++)
-		if (r->types[i].t->cls == cls && r->types[i].t->id == id)
-			return *cache = &r->types[i];
-	return NULL;
+	if (id < INT_MIN || id > INT_MAX)
+		return NULL; /* no declared type has it (subtypes are ints) */
+	uint64_t *i = hf_map_get(&r->byid, type_key(cls, (int)id));
+	return i ? &r->types[*i] : NULL;
 }
 
 static hf_status read_nodes(dbr *r)
@@ -357,12 +374,11 @@ static hf_status read_nodes(dbr *r)
 	if ((s = prep(r, &q, "SELECT identifier, dump, nodetypeid, class, size, heap FROM node"
 	                     " ORDER BY identifier, dump")))
 		return s;
-	rtype *cache = NULL;
 	int rc;
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
 		hf_node n;
 		int64_t id = sqlite3_column_int64(q, 0), dump = sqlite3_column_int64(q, 1);
-		rtype *t = find_id(r, HF_TYPE_NODE, sqlite3_column_int64(q, 2), &cache);
+		rtype *t = find_id(r, HF_TYPE_NODE, sqlite3_column_int64(q, 2));
 		if (!t) {
 			s = hf_error_set(r->err, HF_ERR_FORMAT, "%s: node %llu has subtype %lld, which is not declared",
 			                 r->path, (unsigned long long)id, (long long)sqlite3_column_int64(q, 2));
@@ -421,11 +437,10 @@ static hf_status read_edges(dbr *r)
 	                          " ORDER BY source, dump, seq");
 	if (s)
 		return s;
-	rtype *cache = NULL;
 	int rc;
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
 		hf_edge e;
-		rtype *t = find_id(r, HF_TYPE_EDGE, sqlite3_column_int64(q, 2), &cache);
+		rtype *t = find_id(r, HF_TYPE_EDGE, sqlite3_column_int64(q, 2));
 		if (!t) {
 			s = hf_error_set(r->err, HF_ERR_FORMAT, "%s: an edge has subtype %lld, which is not declared",
 			                 r->path, (long long)sqlite3_column_int64(q, 2));
@@ -564,6 +579,7 @@ hf_status hf_heapdb_read(const char *path, hf_sink *sink, hf_read_stats *stats, 
 		hf_tr_type_free(r.types[i].t);
 	}
 	free(r.types);
+	hf_map_free(&r.byid);
 	free(r.vals);
 	sqlite3_close(r.db);
 	return s;

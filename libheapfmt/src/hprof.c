@@ -55,6 +55,20 @@ enum { T_OBJECT = 2, T_BOOLEAN = 4, T_CHAR = 5, T_FLOAT = 6, T_DOUBLE = 7, T_BYT
 #define MAX_CLASS_CHAIN 4096
 /* Flattened fields (class_layout) always allowed, beyond one per input byte. */
 #define FLAT_FIELDS_FREE ((uint64_t)1 << 20)
+/* The work on class chains, in all: a class walked to lay out or check a
+ * layout is a step, a flattened entry built CHAIN_WORK_ENTRY steps (its
+ * name looked up and sorted: some 250 ns against 30 ns a step).  Allowed:
+ * CHAIN_WORK_FREE steps, plus CHAIN_WORK_PER_BYTE for each byte read.  A
+ * real dump lays each class out once (100 K classes of chains 10 to 30 deep:
+ * a few million steps and entries, far within the allowance of its bytes);
+ * a crafted one could make every 25-byte instance walk a chain of 4096
+ * classes that is never complete (80,000 instances took 14 s), or rebuild
+ * a layout of 60,000 fields after each 118-byte UNLOAD CLASS and CLASS DUMP
+ * (2,000 times: 30 s).  Past the budget a class's instances are converted
+ * without their fields decoded (class_layout -3), with a warning. */
+#define CHAIN_WORK_FREE ((uint64_t)1 << 22)
+#define CHAIN_WORK_PER_BYTE 16
+#define CHAIN_WORK_ENTRY 8
 #define MAX_SMALL_RECORD ((uint64_t)64 << 20)
 #define DEFAULT_SPOOL_MEMORY ((size_t)64 << 20)
 #define DEFAULT_STRING_CACHE ((size_t)32 << 20)
@@ -87,7 +101,8 @@ typedef struct class_info {
 	int dumped;
 	int fields_emitted;
 	/* Layout over the superclass chain, computed on first use. */
-	int layout;          /* 0 not yet, 1 ok, -1 broken (cycle / too deep), -2 over budget */
+	int layout;          /* 0 not yet, 1 ok, -1 broken (cycle / too deep), -2 over the
+	                      * flattened fields' budget, -3 over the chain work's */
 	uint64_t layout_gen; /* reader's layout_gen when last known good */
 	uint64_t forgot_gen; /* reader's layout_gen when this class was forgotten */
 	uint32_t total;      /* serialized bytes of all instance fields */
@@ -101,6 +116,7 @@ typedef struct class_info {
 typedef struct name_entry {
 	uint64_t sid;        /* our string id */
 	size_t off, len;     /* decoded UTF-8 in names arena */
+	uint64_t jsid;       /* the string id of its Java form, once a class is named so (0: not yet) */
 } name_entry;
 
 typedef struct pending_string {
@@ -192,6 +208,7 @@ typedef struct reader {
 	class_info *classes;
 	size_t nclasses, capclasses;
 	uint64_t flat_fields; /* entries of every class's flat[] together */
+	uint64_t chain_work;  /* classes walked and entries built, in all (CHAIN_WORK_FREE) */
 	hf_map class_name;   /* class id -> HPROF name id (LOAD CLASS) */
 	hf_map class_java_name; /* class id -> our string id of the Java form */
 	hf_map serial_class; /* class serial -> class id */
@@ -576,11 +593,17 @@ static bool layout_still_good(reader *r, const class_info *c)
 {
 	const class_info *k = c;
 	for (size_t depth = 0; k && depth <= MAX_CLASS_CHAIN; depth++) {
+		r->chain_work++;
 		if (k->forgot_gen > c->layout_gen)
 			return false;
 		k = k->super ? class_get(r, k->super) : NULL;
 	}
 	return true;
+}
+
+static bool chain_work_over(reader *r)
+{
+	return r->chain_work > CHAIN_WORK_FREE + CHAIN_WORK_PER_BYTE * hf_input_offset(r->in);
 }
 
 /* The class id was unloaded, or named again by a LOAD CLASS of another
@@ -772,10 +795,19 @@ static bool mark_shadowed(reader *r, flat_field *flat, uint32_t n)
  * past that is not laid out and its instances' fields are not decoded. */
 static int class_layout(reader *r, class_info *c)
 {
-	if (c->layout && c->layout_gen != r->layout_gen && layout_still_good(r, c))
-		c->layout_gen = r->layout_gen;
 	if (c->layout && c->layout_gen == r->layout_gen)
 		return c->layout;
+	if (chain_work_over(r)) {
+		/* (Not kept: the budget grows as the input is read, and a class
+		 * waiting for a superclass's dump may be laid out later.) */
+		if (c->layout)
+			class_unlayout(r, c);
+		return -3;
+	}
+	if (c->layout && layout_still_good(r, c)) {
+		c->layout_gen = r->layout_gen;
+		return c->layout;
+	}
 	if (c->layout)
 		class_unlayout(r, c);
 	c->layout_gen = r->layout_gen;
@@ -784,6 +816,7 @@ static int class_layout(reader *r, class_info *c)
 	class_info *k = c;
 	size_t depth = 0;
 	while (k) {
+		r->chain_work++;
 		if (++depth > MAX_CLASS_CHAIN)
 			return c->layout = -1; /* a cycle or absurd depth */
 		if (!k->dumped)
@@ -805,6 +838,7 @@ static int class_layout(reader *r, class_info *c)
 		return 0;
 	c->nflat = n;
 	r->flat_fields += n;
+	r->chain_work += (uint64_t)n * CHAIN_WORK_ENTRY;
 	c->total = (uint32_t)(total > UINT32_MAX ? UINT32_MAX : total);
 	c->str_value = c->str_coder = c->str_offset = c->str_count = -1;
 	uint32_t off = 0, j = 0;
@@ -2503,6 +2537,12 @@ static hf_status emit_instance(reader *r, uint64_t obj, uint64_t cls, const uint
 		          " at input byte %" PRIu64 "; fields not decoded", cls, r->flat_fields, hf_input_offset(r->in));
 		if (st)
 			return st;
+	} else if (lay == -3) {
+		st = warn(r, off, "class 0x%" PRIx64 " not laid out: the work on class chains passed %" PRIu64
+		          " steps at input byte %" PRIu64 " (the same chains walked or built again and again); fields not decoded",
+		          cls, r->chain_work, hf_input_offset(r->in));
+		if (st)
+			return st;
 	} else if (lay == 0) {
 		st = warn(r, off, "instance 0x%" PRIx64 " of class 0x%" PRIx64 " whose class dump (or a superclass's) is missing; fields not decoded",
 		          obj, cls);
@@ -3628,7 +3668,7 @@ static hf_status utf8_record(reader *r, const uint8_t *p, uint64_t len, uint64_t
 		if (st)
 			return st;
 	}
-	r->names[r->nnames] = (name_entry){ sid, off, out };
+	r->names[r->nnames] = (name_entry){ sid, off, out, 0 };
 	if (!hf_map_put(&r->name_map, hid, r->nnames))
 		return nomem(r);
 	r->nnames++;
@@ -3670,14 +3710,21 @@ static hf_status class_named(reader *r, uint64_t cls, const name_entry *e, uint6
 	}
 	if (e->len == 16 && !memcmp(s, "java.lang.Object", 16))
 		r->art_names = 1;
-	/* The Java source form, as its own string when it differs. */
-	java_name(s, e->len, &r->tmp);
-	*jsid = e->sid;
-	if (r->tmp.len != e->len || (e->len && memcmp(r->tmp.data, s, e->len))) {
-		*jsid = r->next_sid++;
-		if ((st = emit_string(r, *jsid, (const char *)r->tmp.data, r->tmp.len)))
-			return st;
+	/* The Java source form, as its own string when it differs: written
+	 * once for each UTF8 record, however many classes it names (several
+	 * class loaders load a class of the same name; a crafted dump of one
+	 * name of 100 KB and 2,000 LOAD CLASS records of it wrote 200 MB). */
+	name_entry *me = &r->names[e - r->names];
+	if (!me->jsid) {
+		java_name(s, e->len, &r->tmp);
+		me->jsid = e->sid;
+		if (r->tmp.len != e->len || (e->len && memcmp(r->tmp.data, s, e->len))) {
+			me->jsid = r->next_sid++;
+			if ((st = emit_string(r, me->jsid, (const char *)r->tmp.data, r->tmp.len)))
+				return st;
+		}
 	}
+	*jsid = me->jsid;
 	if (!hf_map_put(&r->class_java_name, cls, *jsid))
 		return nomem(r);
 	return HF_OK;

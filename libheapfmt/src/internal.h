@@ -39,7 +39,13 @@ typedef struct hf_map {
 	size_t count;
 	int has_empty_key;
 	uint64_t empty_key_val;
+	uint64_t seed;   /* of the hash: 0 unless keys were found to collide (util.c) */
+	uint64_t ops, probes; /* since the last rehash with a new seed */
 } hf_map;
+
+/* 64 random bits (/dev/urandom, else the clock and addresses), for the
+ * seeds of hashes of input a crafted file could make collide. */
+uint64_t hf_random_u64(void);
 
 void hf_map_init(hf_map *m);
 void hf_map_free(hf_map *m);
@@ -60,6 +66,18 @@ void hf_buf_free(hf_buf *b);
 bool hf_buf_reserve(hf_buf *b, size_t extra);
 bool hf_buf_append(hf_buf *b, const void *p, size_t n);
 static inline void hf_buf_reset(hf_buf *b) { b->len = 0; }
+
+/* The value of a hexadecimal digit, or -1. */
+static inline int hf_hex_digit(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
 bool hf_buf_printf(hf_buf *b, const char *fmt, ...)
 #if defined(__GNUC__)
 	__attribute__((format(printf, 2, 3)))
@@ -316,6 +334,17 @@ extern uint64_t hf_hprof_test_spool_limit;
 /* Tests (hprof.c): the limit of a dump's classes' values texts in all (0: the
  * default). */
 extern size_t hf_hprof_test_class_values;
+/* Tests (ndjson_reader.c): the size from which the NDJSON reader checks a
+ * line's arrays and objects with hf_json_check instead of jansson (0: 64 KiB). */
+extern size_t hf_ndjson_test_big_value;
+
+/* json_check.c: whether text[0, n) is one JSON value (whitespace around it
+ * allowed) that jansson's json_loadb would take with JSON_DECODE_ANY |
+ * JSON_ALLOW_NUL, not counting integers past 2^63-1; depth is the value's
+ * own depth in its document as jansson counts it (1 for a whole document, 2
+ * for a member of a line's object).  When it is not, *bad_at (if not NULL)
+ * is about where it goes wrong. */
+bool hf_json_check(const char *text, size_t n, size_t depth, size_t *bad_at);
 
 /* ---- hf_queue: records handed to a second thread in blocks ---------------
  * The owner copies each record into q (hf_queue_room, then hf_queue_put);

@@ -121,13 +121,25 @@ typedef struct reader {
 	hf_ndjson_read_options opt;
 	hf_type **types;
 	size_t ntypes, captypes;
+	/* Lookups of the types and names by key (a line of data looks its type
+	 * up, a declaration checks its names against all earlier ones): a
+	 * search through them took time in the product of the lines and the
+	 * types.  The name keys are hashes, checked against the real names
+	 * (see name_hash). */
+	uint64_t hash_seed;  /* of name_hash: random, so that no input can make its names collide */
+	hf_map type_by_id;   /* type_key (class, subtype) -> index in types */
+	hf_map type_by_name; /* name_hash of (class, name) -> index in types */
+	hf_map name_by_key;  /* name_hash of the lower-cased name -> index in names */
 	hf_buf longline;     /* a line longer than the input layer's window */
+	hf_buf small;        /* a line with its large arrays and objects left out (load_line) */
 	size_t consume;      /* bytes of input to drop after the current line */
 	uint64_t line_off;
 	char tag[48];
 	json_t *root;
 	kv *kvs;
 	size_t nkv, capkv;
+	kv **byname;         /* the kvs by key (index_keys), for a line of many keys */
+	size_t capbyname;
 	char **keys;         /* keys that needed unescaping, freed per line */
 	size_t nkeys, capkeys;
 	hf_value *vals;
@@ -157,6 +169,17 @@ static hf_status fail(reader *r, hf_status status, const char *fmt, ...)
 }
 
 static hf_status nomem(reader *r) { return fail(r, HF_ERR_NOMEM, "out of memory"); }
+
+/* A text longer than the sink stores (a heap database: SQLite's limit of
+ * 10^9 bytes) fails here, with the line, not in the writer. */
+static hf_status check_text(reader *r, const char *key, size_t n)
+{
+	size_t max = r->sink->max_text;
+	if (max && n > max)
+		return fail(r, HF_ERR_LIMIT, "\"%.60s\" holds %zu bytes of text, more than the output stores (%zu)",
+		            key, n, max);
+	return HF_OK;
+}
 
 /* Finds the next line; *line is NULL at the end of the input.  The line
  * stays valid until the next call. */
@@ -315,6 +338,65 @@ static hf_status add_key(reader *r, const char *raw, size_t rawlen, const char *
 	return HF_OK;
 }
 
+/* Up to this many keys a line's keys are compared and found one by one. */
+#define FEW_KEYS 8
+
+static int key_order(const kv *a, const kv *b)
+{
+	if (a->kl != b->kl)
+		return a->kl < b->kl ? -1 : 1;
+	return memcmp(a->k, b->k, a->kl);
+}
+
+static int byname_cmp(const void *a, const void *b)
+{
+	return key_order(*(kv *const *)a, *(kv *const *)b);
+}
+
+/* A key twice is an error; a line of many keys gets them sorted (byname),
+ * so that neither this check nor find() takes time in the square of the
+ * keys (a line of 64 KiB holds 8,000 of them, one of 1 GiB a hundred
+ * million). */
+static hf_status index_keys(reader *r)
+{
+	const kv *dup = NULL;
+	if (r->nkv <= FEW_KEYS) {
+		for (size_t i = 0; i < r->nkv && !dup; i++)
+			for (size_t j = 0; j < i && !dup; j++)
+				if (!key_order(&r->kvs[i], &r->kvs[j]))
+					dup = &r->kvs[i];
+	} else {
+		if (r->nkv > r->capbyname) {
+			size_t nc = r->nkv * 2;
+			kv **n = realloc(r->byname, nc * sizeof *n);
+			if (!n)
+				return nomem(r);
+			r->byname = n;
+			r->capbyname = nc;
+		}
+		for (size_t i = 0; i < r->nkv; i++)
+			r->byname[i] = &r->kvs[i];
+		qsort(r->byname, r->nkv, sizeof *r->byname, byname_cmp);
+		/* Named as the pairwise check named it: the key whose second
+		 * appearance comes first in the line. */
+		for (size_t i = 0, j; i < r->nkv; i = j) {
+			const kv *first = r->byname[i], *second = NULL;
+			for (j = i + 1; j < r->nkv && !key_order(r->byname[i], r->byname[j]); j++) {
+				const kv *x = r->byname[j];
+				if (x < first)
+					second = first, first = x;
+				else if (!second || x < second)
+					second = x;
+			}
+			if (second && (!dup || second < dup))
+				dup = second;
+		}
+	}
+	if (dup)
+		return fail(r, HF_ERR_FORMAT, "key \"%.*s\" appears twice", (int)(dup->kl > 60 ? 60 : dup->kl), dup->k);
+	return HF_OK;
+}
+
 static hf_status scan_line(reader *r, const char *line, size_t len)
 {
 	const char *e = line + len;
@@ -352,9 +434,6 @@ static hf_status scan_line(reader *r, const char *line, size_t len)
 			return fail(r, HF_ERR_FORMAT, "malformed value");
 		x->vl = (size_t)(q - p);
 		x->used = 0;
-		for (size_t i = 0; i < r->nkv; i++)
-			if (r->kvs[i].kl == x->kl && !memcmp(r->kvs[i].k, x->k, x->kl))
-				return fail(r, HF_ERR_FORMAT, "key \"%.*s\" appears twice", (int)x->kl, x->k);
 		r->nkv++;
 		p = skip_ws(q, e);
 		if (p < e && *p == ',') {
@@ -362,7 +441,7 @@ static hf_status scan_line(reader *r, const char *line, size_t len)
 			continue;
 		}
 		if (p < e && *p == '}')
-			return HF_OK;
+			return index_keys(r);
 		return fail(r, HF_ERR_FORMAT, "malformed object");
 	}
 }
@@ -370,11 +449,28 @@ static hf_status scan_line(reader *r, const char *line, size_t len)
 static kv *find(reader *r, const char *key)
 {
 	size_t n = strlen(key);
-	for (size_t i = 0; i < r->nkv; i++)
-		if (r->kvs[i].kl == n && !memcmp(r->kvs[i].k, key, n)) {
-			r->kvs[i].used = 1;
-			return &r->kvs[i];
+	if (r->nkv <= FEW_KEYS) {
+		for (size_t i = 0; i < r->nkv; i++)
+			if (r->kvs[i].kl == n && !memcmp(r->kvs[i].k, key, n)) {
+				r->kvs[i].used = 1;
+				return &r->kvs[i];
+			}
+		return NULL;
+	}
+	kv want = { key, n, NULL, 0, 0 };
+	size_t lo = 0, hi = r->nkv;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = key_order(r->byname[mid], &want);
+		if (!c) {
+			r->byname[mid]->used = 1;
+			return r->byname[mid];
 		}
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
 	return NULL;
 }
 
@@ -466,7 +562,7 @@ static hf_status get_str(reader *r, const char *key, int required, const char **
 		return fail(r, HF_ERR_FORMAT, "\"%s\" is not a string", key);
 	*s = json_string_value(v);
 	*n = json_string_length(v);
-	return HF_OK;
+	return check_text(r, key, *n);
 }
 
 /* A string that must not hold U+0000 (names, metadata). */
@@ -504,7 +600,7 @@ static hf_status get_value(reader *r, const hf_field *f, hf_value *v)
 			return fail(r, HF_ERR_FORMAT, "field \"%s\" is not a string", f->name);
 		v->s = json_string_value(j);
 		v->n = json_string_length(j);
-		break;
+		return check_text(r, f->name, v->n);
 	}
 	case HF_FIELD_REAL: {
 		if (is_null(x)) {
@@ -513,7 +609,7 @@ static hf_status get_value(reader *r, const hf_field *f, hf_value *v)
 		}
 		char tmp[64];
 		json_t *j = json_object_getn(r->root, x->k, x->kl);
-		if (!json_is_number(j) || x->vl >= sizeof tmp)
+		if (!json_is_number(j) || x->vl >= sizeof tmp || !(x->v[0] == '-' || (x->v[0] >= '0' && x->v[0] <= '9')))
 			return fail(r, HF_ERR_FORMAT, "field \"%s\" is not a number", f->name);
 		memcpy(tmp, x->v, x->vl);
 		tmp[x->vl] = 0;
@@ -523,7 +619,7 @@ static hf_status get_value(reader *r, const hf_field *f, hf_value *v)
 	case HF_FIELD_JSON:
 		v->s = x->v;
 		v->n = x->vl;
-		break;
+		return check_text(r, f->name, v->n);
 	default:
 		return fail(r, HF_ERR_UNSUPPORTED, "field \"%s\" has an unknown kind", f->name);
 	}
@@ -565,21 +661,53 @@ static hf_status check_unused(reader *r)
 
 /* ---- declarations ------------------------------------------------------------ */
 
+static uint64_t type_key(hf_type_class cls, int id)
+{
+	return (uint64_t)cls << 32 | (uint32_t)id;
+}
+
+/* A key for a name in a map: FNV-1a of its n bytes after seed, ASCII
+ * letters lower-cased when fold.  Different names may share a key: the
+ * names of one hash take the keys after it in turn, each checked against
+ * the real name (find_type_name, claim_name), and nothing is removed, so a
+ * search stops at the first key not in the map. */
+static uint64_t name_hash(uint64_t seed, const char *p, size_t n, int fold)
+{
+	uint64_t h = 0xcbf29ce484222325ULL ^ seed;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)p[i];
+		if (fold && c >= 'A' && c <= 'Z')
+			c = (unsigned char)(c + 32);
+		h = (h ^ c) * 0x100000001b3ULL;
+	}
+	return h;
+}
+
 static const hf_type *find_type_id(reader *r, hf_type_class cls, int id)
 {
-	for (size_t i = 0; i < r->ntypes; i++)
-		if (r->types[i]->cls == cls && r->types[i]->id == id)
-			return r->types[i];
+	uint64_t *i = hf_map_get(&r->type_by_id, type_key(cls, id));
+	return i ? r->types[*i] : NULL;
+}
+
+/* The type of class cls named name[0..n), or NULL; *free_key: the key a new
+ * one would take in type_by_name. */
+static const hf_type *type_name_slot(reader *r, hf_type_class cls, const char *name, size_t n,
+                                     uint64_t *free_key)
+{
+	uint64_t k = name_hash(r->hash_seed ^ (uint64_t)cls, name, n, 0);
+	for (uint64_t *i; (i = hf_map_get(&r->type_by_name, k)); k++) {
+		const hf_type *t = r->types[*i];
+		if (t->cls == cls && strlen(t->name) == n && !memcmp(t->name, name, n))
+			return t;
+	}
+	if (free_key)
+		*free_key = k;
 	return NULL;
 }
 
 static const hf_type *find_type_name(reader *r, hf_type_class cls, const char *name, size_t n)
 {
-	for (size_t i = 0; i < r->ntypes; i++)
-		if (r->types[i]->cls == cls && strlen(r->types[i]->name) == n &&
-		    !memcmp(r->types[i]->name, name, n))
-			return r->types[i];
-	return NULL;
+	return type_name_slot(r, cls, name, n, NULL);
 }
 
 static const char *const reserved[] = { "metadata", "node_type", "edge_type", "record_type",
@@ -657,12 +785,17 @@ static hf_status claim_name(reader *r, const hf_type *t, const char *name, const
 	if (own)
 		return fail(r, HF_ERR_FORMAT, "%s \"%.60s\": %s name \"%.70s\" is one of the database's own",
 		            type_class_name(t), t->name, kind, name);
-	for (size_t i = 0; i < r->nnames; i++)
-		if (same_name(name, r->names[i].name))
+	/* The names taken are unlike each other ignoring case: at most one
+	 * is like this one. */
+	uint64_t k = name_hash(r->hash_seed, name, strlen(name), 1);
+	for (uint64_t *i; (i = hf_map_get(&r->name_by_key, k)); k++) {
+		const struct db_name *x = &r->names[*i];
+		if (same_name(name, x->name))
 			return fail(r, HF_ERR_FORMAT,
 			            "%s \"%.60s\": %s name \"%.70s\" is taken by the %s \"%.70s\" of type "
 			            "\"%.60s\" (names are compared ignoring case)", type_class_name(t), t->name,
-			            kind, name, r->names[i].kind, r->names[i].name, r->names[i].owner);
+			            kind, name, x->kind, x->name, x->owner);
+	}
 	if (r->nnames == r->capnames) {
 		size_t nc = r->capnames ? r->capnames * 2 : 32;
 		struct db_name *n = realloc(r->names, nc * sizeof *n);
@@ -672,8 +805,12 @@ static hf_status claim_name(reader *r, const hf_type *t, const char *name, const
 		r->capnames = nc;
 	}
 	struct db_name *n = &r->names[r->nnames];
-	if (!(n->name = strdup(name)))
+	if (!hf_map_put(&r->name_by_key, k, r->nnames))
 		return nomem(r);
+	if (!(n->name = strdup(name))) {
+		hf_map_remove(&r->name_by_key, k);
+		return nomem(r);
+	}
 	n->kind = kind;
 	n->owner = t->name;
 	r->nnames++;
@@ -695,6 +832,75 @@ static hf_status claim_names(reader *r, const hf_type *t, const char *table)
 	return s;
 }
 
+/* ASCII letters lower-cased, as same_name compares. */
+static int fold_cmp(const char *a, const char *b)
+{
+	for (;; a++, b++) {
+		unsigned char x = (unsigned char)*a, y = (unsigned char)*b;
+		if (x >= 'A' && x <= 'Z')
+			x = (unsigned char)(x + 32);
+		if (y >= 'A' && y <= 'Z')
+			y = (unsigned char)(y + 32);
+		if (x != y)
+			return x < y ? -1 : 1;
+		if (!x)
+			return 0;
+	}
+}
+
+typedef struct field_at {
+	const char *name;
+	size_t i;
+} field_at;
+
+static int field_at_cmp(const void *a, const void *b)
+{
+	const field_at *x = a, *y = b;
+	int c = fold_cmp(x->name, y->name);
+	return c ? c : x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* The first of the n fields f[0..n) whose name an earlier one has (ignoring
+ * case), as comparing each with those before it finds, or n; *ok is false
+ * when out of memory.  Sorted by name and then position, that is the second
+ * of a run of equal names, the first such: n log n, where the comparing
+ * took n^2 / 2 (40,000 fields, 1.2 MB, took 5.3 s). */
+static size_t first_twice(const hf_field *f, size_t n, bool *ok)
+{
+	*ok = true;
+	size_t dup = n;
+	if (n < 2)
+		return n;
+	field_at *a = malloc(n * sizeof *a);
+	if (!a) {
+		*ok = false;
+		return n;
+	}
+	for (size_t i = 0; i < n; i++)
+		a[i] = (field_at){ f[i].name, i };
+	qsort(a, n, sizeof *a, field_at_cmp);
+	for (size_t i = 1; i < n; i++)
+		if (a[i].i < dup && !fold_cmp(a[i - 1].name, a[i].name) &&
+		    (i < 2 || fold_cmp(a[i - 2].name, a[i].name)))
+			dup = a[i].i;
+	free(a);
+	return dup;
+}
+
+/* The error of a field declared twice among f[0..n), if one is; the first
+ * as the fields are read. */
+static hf_status check_twice(reader *r, const hf_field *f, size_t n)
+{
+	bool ok;
+	size_t d = first_twice(f, n, &ok);
+	if (!ok)
+		return nomem(r);
+	if (d < n)
+		return fail(r, HF_ERR_FORMAT, "field \"%.60s\" is declared twice "
+		            "(names are compared ignoring case)", f[d].name);
+	return HF_OK;
+}
+
 static hf_status parse_fields(reader *r, hf_type *t, hf_field **out)
 {
 	kv *x = find(r, "fields");
@@ -709,9 +915,15 @@ static hf_status parse_fields(reader *r, hf_type *t, hf_field **out)
 	hf_field *f = calloc(n + 1, sizeof *f);
 	if (!f)
 		return nomem(r);
+	/* A field's name is compared with the earlier ones' after the loop
+	 * (check_twice), and before an error of a later field, which the
+	 * comparing field by field would not have reached (twice). */
+#define TWICE_FIRST(i) do { hf_status ts_ = check_twice(r, f, (i)); \
+		if (ts_) { free(f); return ts_; } } while (0)
 	for (size_t i = 0; i < n; i++) {
 		json_t *o = json_array_get(a, i);
 		if (!json_is_object(o)) {
+			TWICE_FIRST(i);
 			free(f);
 			return fail(r, HF_ERR_FORMAT, "field %zu is not an object", i);
 		}
@@ -723,6 +935,7 @@ static hf_status parse_fields(reader *r, hf_type *t, hf_field **out)
 			if (known)
 				continue;
 			if (!r->opt.ignore_unknown_keys) {
+				TWICE_FIRST(i);
 				free(f);
 				return fail(r, HF_ERR_FORMAT, "field %zu: key \"%.60s\" is not known", i, key);
 			}
@@ -733,26 +946,23 @@ static hf_status parse_fields(reader *r, hf_type *t, hf_field **out)
 		if (!json_is_string(name) || strlen(json_string_value(name)) != json_string_length(name) ||
 		    !json_is_string(kind) || (doc && !json_is_string(doc) && !json_is_null(doc)) ||
 		    (ix && !json_is_boolean(ix))) {
+			TWICE_FIRST(i);
 			free(f);
 			return fail(r, HF_ERR_FORMAT, "field %zu: needs a string \"name\" and \"type\"", i);
 		}
 		if (!hf_field_kind_parse(json_string_value(kind), &f[i].kind)) {
+			TWICE_FIRST(i);
 			hf_status s = fail(r, HF_ERR_UNSUPPORTED, "field \"%.60s\": kind \"%.40s\" is not known",
 			                   json_string_value(name), json_string_value(kind));
 			free(f);
 			return s;
 		}
-		for (size_t j = 0; j < i; j++)
-			if (same_name(f[j].name, json_string_value(name))) {
-				hf_status s = fail(r, HF_ERR_FORMAT, "field \"%.60s\" is declared twice "
-				                   "(names are compared ignoring case)", json_string_value(name));
-				free(f);
-				return s;
-			}
 		f[i].name = json_string_value(name);
 		f[i].doc = json_is_string(doc) ? json_string_value(doc) : NULL;
 		f[i].indexed = json_is_true(ix);
 	}
+	TWICE_FIRST(n);
+#undef TWICE_FIRST
 	t->nfields = n;
 	*out = f;
 	return HF_OK;
@@ -780,7 +990,8 @@ static hf_status declare(reader *r, hf_type_class cls)
 	if (cls != HF_TYPE_RECORD && find_type_id(r, cls, t.id))
 		return fail(r, HF_ERR_FORMAT, "%s subtype %d is declared twice",
 		            cls == HF_TYPE_NODE ? "node" : "edge", t.id);
-	if (find_type_name(r, cls, t.name, strlen(t.name)))
+	uint64_t name_key;
+	if (type_name_slot(r, cls, t.name, strlen(t.name), &name_key))
 		return fail(r, HF_ERR_FORMAT, "type \"%.60s\" is declared twice", t.name);
 	char table[80];
 	if (cls == HF_TYPE_NODE && !t.table) {
@@ -826,6 +1037,14 @@ static hf_status declare(reader *r, hf_type_class cls)
 		r->types = n;
 		r->captypes = nc;
 	}
+	/* claim_names took no key of type_by_name: name_key is still free.
+	 * Record types have no subtype and are not in type_by_id. */
+	if ((cls != HF_TYPE_RECORD && !hf_map_put(&r->type_by_id, type_key(cls, own->id), r->ntypes)) ||
+	    !hf_map_put(&r->type_by_name, name_key, r->ntypes)) {
+		hf_map_remove(&r->type_by_id, type_key(cls, own->id));
+		hf_tr_type_free(own);
+		return nomem(r);
+	}
 	r->types[r->ntypes++] = own;
 	r->st->types++;
 	return hf_sink_declare(r->sink, own, r->err);
@@ -833,18 +1052,119 @@ static hf_status declare(reader *r, hf_type_class cls)
 
 /* ---- one line ---------------------------------------------------------------- */
 
-static hf_status do_line(reader *r, const char *line, size_t len)
+size_t hf_ndjson_test_big_value;
+
+/* From this size an array or object in a line is checked by hf_json_check
+ * and left out of what jansson parses (load_line). */
+#define BIG_VALUE ((size_t)64 << 10)
+/* A declaration (node_type, edge_type, record_type) with large values is
+ * parsed whole by jansson up to this size, and refused beyond. */
+#define DECLARATION_MAX ((size_t)16 << 20)
+
+/* jansson's tree of a line; an integer past 2^63-1 (an id up to 2^64-1),
+ * which jansson refuses as such, is read as a real (the scanner reads it
+ * from the raw text). */
+static json_t *jload(const char *text, size_t len, json_error_t *je)
 {
+	json_t *root = json_loadb(text, len, JSON_ALLOW_NUL, je);
+	if (!root && json_error_code(je) == json_error_numeric_overflow)
+		root = json_loadb(text, len, JSON_ALLOW_NUL | JSON_DECODE_INT_AS_REAL, je);
+	return root;
+}
+
+/*
+ * Parses the line into r->root and finds its values' raw text (scan_line).
+ * jansson's tree of a large array or object costs some 20 times its text,
+ * and the reader never needs it (a json field is kept as the raw text), so
+ * in a line of BIG_VALUE bytes or more each top-level array or object of
+ * that size is checked by hf_json_check (json_check.c) and replaced by 0 in
+ * a copy of the line that jansson parses: the same verdict in memory about
+ * the line's size (a line of 1.02 GB: 21.9 GB before).  A field of another
+ * kind that holds such a value is refused as before ("is not a string"...),
+ * from its raw text or the 0.
+ */
+static hf_status load_line(reader *r, const char *line, size_t len)
+{
+	const size_t big = hf_ndjson_test_big_value ? hf_ndjson_test_big_value : BIG_VALUE;
+	const char *text = line;
+	size_t tlen = len;
+	int scanned = 0;
+	hf_status s;
 	json_error_t je;
-	r->root = json_loadb(line, len, JSON_ALLOW_NUL, &je);
-	if (!r->root && json_error_code(&je) == json_error_numeric_overflow)
-		/* An integer past 2^63-1 (an id up to 2^64-1): the scanner reads it. */
-		r->root = json_loadb(line, len, JSON_ALLOW_NUL | JSON_DECODE_INT_AS_REAL, &je);
-	if (!r->root)
-		return fail(r, HF_ERR_FORMAT, "not JSON: %s (column %d)", je.text, je.column);
+	/* JSON has no raw NUL byte, but jansson drops one that follows a number
+	 * or a word ("[1\0]" reads as [1]), and the raw text of a json field
+	 * would keep it. */
+	const char *nul = memchr(line, 0, len);
+	if (nul)
+		return fail(r, HF_ERR_FORMAT, "not JSON: a NUL byte at byte %zu of the line", (size_t)(nul - line));
+	if (len >= big) {
+		if ((s = scan_line(r, line, len))) {
+			/* Not an object of keys once each: say where, if it is not JSON. */
+			size_t at = 0;
+			if (s == HF_ERR_FORMAT && !hf_json_check(line, len, 1, &at))
+				return fail(r, HF_ERR_FORMAT, "not JSON: invalid at byte %zu of the line", at);
+			return s;
+		}
+		scanned = 1;
+		hf_buf *b = &r->small;
+		hf_buf_reset(b);
+		const char *from = line;
+		for (size_t i = 0; i < r->nkv; i++) {
+			const kv *x = &r->kvs[i];
+			if (x->vl < big || (x->v[0] != '[' && x->v[0] != '{'))
+				continue;
+			size_t at = 0;
+			if (!hf_json_check(x->v, x->vl, 2, &at))
+				return fail(r, HF_ERR_FORMAT, "not JSON: the value of \"%.*s\" is invalid at byte %zu of the line",
+				            (int)(x->kl > 60 ? 60 : x->kl), x->k, (size_t)(x->v - line) + at);
+			if (!hf_buf_append(b, from, (size_t)(x->v - from)) || !hf_buf_append(b, "0", 1))
+				return nomem(r);
+			from = x->v + x->vl;
+		}
+		if (b->len) {
+			if (!hf_buf_append(b, from, (size_t)(line + len - from)))
+				return nomem(r);
+			text = (const char *)b->data;
+			tlen = b->len;
+		}
+	}
+	r->root = jload(text, tlen, &je);
+	if (!r->root) {
+		if (text == line)
+			return fail(r, HF_ERR_FORMAT, "not JSON: %s (column %d)", je.text, je.column);
+		/* Where in the line: past each value left out before it. */
+		size_t pos = (size_t)je.position, off = 0;
+		for (size_t i = 0; i < r->nkv; i++) {
+			const kv *x = &r->kvs[i];
+			if (x->vl < big || (x->v[0] != '[' && x->v[0] != '{'))
+				continue;
+			if ((size_t)(x->v - line) >= pos + off)
+				break;
+			off += x->vl - 1;
+		}
+		return fail(r, HF_ERR_FORMAT, "not JSON: %s (near byte %zu of the line)", je.text, pos + off);
+	}
 	if (!json_is_object(r->root))
 		return fail(r, HF_ERR_FORMAT, "a line must be a JSON object");
-	hf_status s = scan_line(r, line, len);
+	if (text != line) {
+		/* A declaration's "fields" are read from jansson's tree: parse it
+		 * whole, up to a size no declaration needs. */
+		const char *rec = json_string_value(json_object_get(r->root, "record"));
+		if (rec && (!strcmp(rec, "node_type") || !strcmp(rec, "edge_type") || !strcmp(rec, "record_type"))) {
+			if (len > DECLARATION_MAX)
+				return fail(r, HF_ERR_LIMIT, "a type declaration longer than %zu bytes", DECLARATION_MAX);
+			json_decref(r->root);
+			r->root = jload(line, len, &je);
+			if (!r->root)
+				return fail(r, HF_ERR_FORMAT, "not JSON: %s (column %d)", je.text, je.column);
+		}
+	}
+	return scanned ? HF_OK : scan_line(r, line, len);
+}
+
+static hf_status do_line(reader *r, const char *line, size_t len)
+{
+	hf_status s = load_line(r, line, len);
 	if (s)
 		return s;
 	const char *rec;
@@ -950,6 +1270,8 @@ hf_status hf_ndjson_read(hf_input *in, hf_sink *sink, const hf_ndjson_read_optio
 	r.err = err;
 	r.st = stats;
 	hf_buf_init(&r.longline);
+	hf_buf_init(&r.small);
+	r.hash_seed = hf_random_u64();
 	hf_status s = HF_OK;
 	for (;;) {
 		const char *line = NULL;
@@ -979,12 +1301,17 @@ hf_status hf_ndjson_read(hf_input *in, hf_sink *sink, const hf_ndjson_read_optio
 	for (size_t i = 0; i < r.ntypes; i++)
 		hf_tr_type_free(r.types[i]);
 	free(r.types);
+	hf_map_free(&r.type_by_id);
+	hf_map_free(&r.type_by_name);
+	hf_map_free(&r.name_by_key);
 	free(r.kvs);
+	free(r.byname);
 	free(r.keys);
 	free(r.vals);
 	for (size_t i = 0; i < r.nnames; i++)
 		free(r.names[i].name);
 	free(r.names);
 	hf_buf_free(&r.longline);
+	hf_buf_free(&r.small);
 	return s;
 }

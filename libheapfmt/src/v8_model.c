@@ -206,17 +206,6 @@ oom:
 	return false;
 }
 
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static hf_status read_u4(hf_jlex *lx, uint32_t *u)
 {
 	*u = 0;
@@ -226,7 +215,7 @@ static hf_status read_u4(hf_jlex *lx, uint32_t *u)
 			return input_failed(lx);
 		if (c < 0)
 			return ends(lx, "a string");
-		int h = hexval(c);
+		int h = hf_hex_digit(c);
 		if (h < 0)
 			return hf_jlex_fail(lx, HF_ERR_FORMAT, "expected 4 hex digits after \\u in a string");
 		*u = *u << 4 | (uint32_t)h;
