@@ -1614,6 +1614,43 @@ static void scen_shadowed_field(buf *b)
 	end_segments(b, at);
 }
 
+/* class-redumped: B extends A; an instance of B; A dumped again with a
+ * field more (a class dumped twice, which no known writer does; a later
+ * dump's classes are dumped again too); an instance of B with it. */
+static void scen_class_redumped(buf *b)
+{
+	header(b, "JAVA PROFILE 1.0.2", 4, 1300000000000ULL);
+	enum { S_OBJECT = 1, S_A, S_B, S_X, S_Y, S_Z };
+	static const char *const names[] = { "java/lang/Object", "com/example/A", "com/example/B",
+		"x", "y", "z" };
+	UTF8_ALL(b, S_OBJECT, names);
+	enum { C_OBJECT = 0x100, C_A = 0x200, C_B = 0x300 };
+	load_class(b, 1, C_OBJECT, S_OBJECT);
+	load_class(b, 2, C_A, S_A);
+	load_class(b, 3, C_B, S_B);
+	size_t at = rec_begin(b, TAG_HEAP_DUMP_SEGMENT);
+	class_plain(b, C_OBJECT, 0, 0);
+	static const field a1[] = { { S_X, T_INT, 0 } }, a2[] = { { S_X, T_INT, 0 }, { S_Z, T_INT, 0 } };
+	static const field bf[] = { { S_Y, T_INT, 0 } };
+	cdump ca1 = { .id = C_A, .super = C_OBJECT, .isize = 4, .fields = a1, .nif = 1 };
+	cdump cb = { .id = C_B, .super = C_A, .isize = 8, .fields = bf, .nif = 1 };
+	class_dump(b, &ca1);
+	class_dump(b, &cb);
+	buf f = { 0 };
+	u4(&f, 2); /* B.y, then A's fields */
+	u4(&f, 1);
+	instance_dump(b, 0x1000, C_B, &f);
+	cdump ca2 = { .id = C_A, .super = C_OBJECT, .isize = 8, .fields = a2, .nif = 2 };
+	class_dump(b, &ca2);
+	f.n = 0;
+	u4(&f, 5);
+	u4(&f, 3);
+	u4(&f, 4);
+	instance_dump(b, 0x1010, C_B, &f);
+	free(f.p);
+	end_segments(b, at);
+}
+
 /* names-late: every LOAD CLASS before the UTF8 record of its name (no
  * known writer does this; the format does not forbid it), JDK 8 Strings. */
 static void scen_names_late(buf *b)
@@ -2251,6 +2288,8 @@ static const struct scenario {
 	{ "bad-trace-count", scen_bad_trace_count, "a TRACE record counting 3 frames with a body for 2" },
 	{ "deep-chain", scen_deep_chain,
 	  "4000 classes in one superclass chain, 8 fields each: 2 GB if every class held its chain" },
+	{ "class-redumped", scen_class_redumped,
+	  "B extends A, A dumped again with a field more between two instances of B" },
 	{ "unfinished-chain", scen_unfinished_chain,
 	  "4000 classes whose chain never ends in a dumped class, 20,000 instances of the first" },
 	{ "nodata-string", scen_nodata_string,

@@ -1359,6 +1359,18 @@ static void check_deep_chain(sqlite3 *db, const conv *c)
 	CHECK_EQ_I(edges(db, 4, 0x10000 + 3999, 0x10000 + 3998, NULL), 1, "the deepest class's super");
 }
 
+/* class-redumped: the second instance of B is laid out over A's second
+ * dump (before, B kept the layout of A's first: "fields not decoded"). */
+static void check_class_redumped(sqlite3 *db, const conv *c)
+{
+	(void)c;
+	CHECK_STR(meta(db, "hprof.warnings"), "0", "warnings");
+	CHECK_STR(qs(db, "SELECT \"values\" FROM node_instance WHERE node_identifier = %d", 0x1000),
+	          "{\"y\":2,\"x\":1}", "values over A's first dump");
+	CHECK_STR(qs(db, "SELECT \"values\" FROM node_instance WHERE node_identifier = %d", 0x1010),
+	          "{\"y\":5,\"x\":3,\"z\":4}", "values over A's second dump");
+}
+
 /* unfinished-chain: every instance converts, with a warning; past the
  * budget of chain work (reached during the first pass) the class is no
  * longer walked, and the warnings say so. */
@@ -2514,6 +2526,7 @@ static const struct {
 	{ "shadowed-field", check_shadowed_field },
 	{ "names-late", check_names_late },
 	{ "deep-chain", check_deep_chain },
+	{ "class-redumped", check_class_redumped },
 	{ "unfinished-chain", check_unfinished_chain },
 	{ "nodata-string", check_nodata_string },
 	{ "wide-class", check_wide_class },

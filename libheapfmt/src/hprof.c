@@ -568,6 +568,11 @@ static class_info *class_new(reader *r, uint64_t id)
 		free(c->fields);
 		c->fields = NULL;
 		class_unlayout(r, c);
+		/* Dumped again (a later dump, or twice in one): the layouts of
+		 * the classes built on it are checked again (layout_still_good),
+		 * as after a class_forget: its fields may differ. */
+		if (c->dumped)
+			c->forgot_gen = ++r->layout_gen;
 		return c;
 	}
 	if (r->nclasses == r->capclasses) {
