@@ -67,7 +67,7 @@ enum { T_OBJECT = 2, T_BOOLEAN = 4, T_CHAR = 5, T_FLOAT = 6, T_DOUBLE = 7, T_BYT
  * (2,000 times: 30 s).  Past the budget a class's instances are converted
  * without their fields decoded (class_layout -3), with a warning. */
 #define CHAIN_WORK_FREE ((uint64_t)1 << 22)
-#define CHAIN_WORK_PER_BYTE 16
+#define CHAIN_WORK_PER_BYTE 4
 #define CHAIN_WORK_ENTRY 8
 #define MAX_SMALL_RECORD ((uint64_t)64 << 20)
 #define DEFAULT_SPOOL_MEMORY ((size_t)64 << 20)
@@ -209,6 +209,7 @@ typedef struct reader {
 	size_t nclasses, capclasses;
 	uint64_t flat_fields; /* entries of every class's flat[] together */
 	uint64_t chain_work;  /* classes walked and entries built, in all (CHAIN_WORK_FREE) */
+	uint64_t chain_read;  /* the furthest input offset chain_work_over saw */
 	hf_map class_name;   /* class id -> HPROF name id (LOAD CLASS) */
 	hf_map class_java_name; /* class id -> our string id of the Java form */
 	hf_map serial_class; /* class serial -> class id */
@@ -608,7 +609,11 @@ static bool layout_still_good(reader *r, const class_info *c)
 
 static bool chain_work_over(reader *r)
 {
-	return r->chain_work > CHAIN_WORK_FREE + CHAIN_WORK_PER_BYTE * hf_input_offset(r->in);
+	/* (The furthest byte read: a second pass starts again from 0.) */
+	uint64_t off = hf_input_offset(r->in);
+	if (off > r->chain_read)
+		r->chain_read = off;
+	return r->chain_work > CHAIN_WORK_FREE + CHAIN_WORK_PER_BYTE * r->chain_read;
 }
 
 /* The class id was unloaded, or named again by a LOAD CLASS of another
