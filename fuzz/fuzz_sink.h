@@ -5,6 +5,8 @@
 #define HF_FUZZ_SINK_H
 #include "heapfmt/heapfmt.h"
 hf_sink *fuzz_sink_new(void);
+/* Reads every byte of p[0..n), so that ASan sees a length past the end. */
+void fuzz_touch(const void *p, size_t n);
 
 /* One reader on data, into a fuzz sink. */
 typedef hf_status (*fuzz_read_fn)(hf_input *in, hf_sink *sink, const uint8_t *data, size_t size,

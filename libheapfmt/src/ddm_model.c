@@ -326,16 +326,6 @@ hf_status ddm_record(ddm_ctx *c, const hf_type *t)
 
 /* ---- interning ---------------------------------------------------------- */
 
-static uint64_t fnv1a(const void *p, size_t n, uint64_t h)
-{
-	const uint8_t *b = p;
-	for (size_t i = 0; i < n; i++) {
-		h ^= b[i];
-		h *= 0x100000001b3ULL;
-	}
-	return h;
-}
-#define FNV_BASIS 0xcbf29ce484222325ULL
 
 /* Adds index ix to the chain of hash h; *next gets the previous head. */
 static bool chain_put(hf_map *m, uint64_t h, size_t ix, uint32_t *next)
@@ -362,7 +352,7 @@ static bool grow(void **arr, size_t *cap, size_t need, size_t elem)
 
 hf_status ddm_intern(ddm_ctx *c, const char *s, size_t n, uint64_t *sid)
 {
-	uint64_t h = fnv1a(s, n, FNV_BASIS);
+	uint64_t h = hf_fnv1a(HF_FNV_BASIS, s, n);
 	uint64_t *head = hf_map_get(&c->str_map, h);
 	for (uint32_t i = head ? (uint32_t)*head : UINT32_MAX; i != UINT32_MAX; i = c->strs[i].next) {
 		const ddm_str *e = &c->strs[i];
@@ -415,7 +405,7 @@ hf_status ddm_frame_id(ddm_ctx *c, uint64_t cls, uint64_t desc, uint64_t method,
                        int32_t line, uint64_t *id)
 {
 	uint64_t key[5] = { cls, desc, method, file, (uint64_t)(int64_t)line };
-	uint64_t h = fnv1a(key, sizeof key, FNV_BASIS);
+	uint64_t h = hf_fnv1a(HF_FNV_BASIS, key, sizeof key);
 	uint64_t *head = hf_map_get(&c->frame_map, h);
 	for (uint32_t i = head ? (uint32_t)*head : UINT32_MAX; i != UINT32_MAX; i = c->frames[i].next) {
 		const ddm_frame *f = &c->frames[i];
@@ -456,7 +446,7 @@ hf_status ddm_frame_id(ddm_ctx *c, uint64_t cls, uint64_t desc, uint64_t method,
 
 hf_status ddm_stack_id(ddm_ctx *c, const uint32_t *frames, uint32_t depth, uint64_t *id)
 {
-	uint64_t h = fnv1a(frames, depth * sizeof *frames, FNV_BASIS ^ depth);
+	uint64_t h = hf_fnv1a(HF_FNV_BASIS ^ depth, frames, depth * sizeof *frames);
 	uint64_t *head = hf_map_get(&c->stack_map, h);
 	for (uint32_t i = head ? (uint32_t)*head : UINT32_MAX; i != UINT32_MAX; i = c->stacks[i].next) {
 		const ddm_stack *s = &c->stacks[i];

@@ -403,10 +403,7 @@ void hf_heapdb_record_table(const char *name, char *out, size_t size)
 static uint64_t table_hash(const heapdb *w, hf_type_class cls, const char *table)
 {
 	/* FNV-1a from a random start: no input can make its names collide. */
-	uint64_t h = 0xcbf29ce484222325ULL ^ w->hash_seed ^ (uint64_t)cls;
-	for (const unsigned char *p = (const unsigned char *)table; *p; p++)
-		h = (h ^ *p) * 0x100000001b3ULL;
-	return h;
+	return hf_fnv1a(HF_FNV_BASIS ^ w->hash_seed ^ (uint64_t)cls, table, strlen(table));
 }
 
 /* The first declared type of (cls, table), or NULL; *free_key: the key a

@@ -112,12 +112,6 @@ static hf_status ensure_vals(dbr *r, size_t n)
 
 /* ---- types ------------------------------------------------------------------- */
 
-/* find_id's key: a (class, subtype) pair in 64 bits. */
-static uint64_t type_key(hf_type_class cls, int id)
-{
-	return (uint64_t)cls << 32 | (uint32_t)id;
-}
-
 /* Builds one type from its row and its type_fields rows, and marks the
  * fields that have a single-column index of their own. */
 static hf_status load_type(dbr *r, hf_type_class cls, int id, const char *name,
@@ -218,7 +212,7 @@ static hf_status load_type(dbr *r, hf_type_class cls, int id, const char *name,
 	}
 	/* The first type of a (class, subtype) is the one find_id gives, as
 	 * the search in order did. */
-	uint64_t key = type_key(cls, id);
+	uint64_t key = hf_type_key(cls, id);
 	if (!hf_map_get(&r->byid, key) && !hf_map_put(&r->byid, key, r->ntypes)) {
 		hf_tr_type_free(own);
 		return nomem(r);
@@ -336,7 +330,7 @@ static rtype *find_id(dbr *r, hf_type_class cls, int64_t id)
 {
 	if (id < INT_MIN || id > INT_MAX)
 		return NULL; /* no declared type has it (subtypes are ints) */
-	uint64_t *i = hf_map_get(&r->byid, type_key(cls, (int)id));
+	uint64_t *i = hf_map_get(&r->byid, hf_type_key(cls, (int)id));
 	return i ? &r->types[*i] : NULL;
 }
 

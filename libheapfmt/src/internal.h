@@ -43,6 +43,21 @@ typedef struct hf_map {
 	uint64_t ops, probes; /* since the last rehash with a new seed */
 } hf_map;
 
+/* FNV-1a: h after byte c, and after n bytes at p; start from HF_FNV_BASIS
+ * (or that and a seed). */
+#define HF_FNV_BASIS 0xcbf29ce484222325ULL
+static inline uint64_t hf_fnv1a_byte(uint64_t h, unsigned char c) { return (h ^ c) * 0x100000001b3ULL; }
+static inline uint64_t hf_fnv1a(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	for (size_t i = 0; i < n; i++)
+		h = hf_fnv1a_byte(h, b[i]);
+	return h;
+}
+
+/* A (class, subtype) pair as one key of a map. */
+static inline uint64_t hf_type_key(int cls, int id) { return (uint64_t)(unsigned)cls << 32 | (uint32_t)id; }
+
 /* 64 random bits (/dev/urandom, else the clock and addresses), for the
  * seeds of hashes of input a crafted file could make collide. */
 uint64_t hf_random_u64(void);

@@ -182,24 +182,15 @@ static void nd_type_free(nd_type *t)
 	free(t->name);
 }
 
-/* FNV-1a over a type's content. */
-static uint64_t hash_bytes(uint64_t h, const void *p, size_t n)
-{
-	const uint8_t *b = p;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ b[i]) * 0x100000001B3u;
-	return h;
-}
-
 static uint64_t type_hash(const hf_type *t)
 {
 	int64_t head[3] = { t->cls, t->id, (int64_t)t->nfields };
-	uint64_t h = hash_bytes(0xCBF29CE484222325u, head, sizeof head);
-	h = hash_bytes(h, t->name, strlen(t->name) + 1);
+	uint64_t h = hf_fnv1a(HF_FNV_BASIS, head, sizeof head);
+	h = hf_fnv1a(h, t->name, strlen(t->name) + 1);
 	for (size_t i = 0; i < t->nfields; i++) {
 		int32_t kind = t->fields[i].kind;
-		h = hash_bytes(h, &kind, sizeof kind);
-		h = hash_bytes(h, t->fields[i].name, strlen(t->fields[i].name) + 1);
+		h = hf_fnv1a(h, &kind, sizeof kind);
+		h = hf_fnv1a(h, t->fields[i].name, strlen(t->fields[i].name) + 1);
 	}
 	return h;
 }

@@ -338,8 +338,10 @@ static hf_status add_key(reader *r, const char *raw, size_t rawlen, const char *
 	return HF_OK;
 }
 
-/* Up to this many keys a line's keys are compared and found one by one. */
-#define FEW_KEYS 8
+/* Up to this many keys a line's keys are compared and found one by one:
+ * a node line has 7 keys and its type's fields, and sorting them took a
+ * qsort a line. */
+#define FEW_KEYS 16
 
 static int key_order(const kv *a, const kv *b)
 {
@@ -348,9 +350,12 @@ static int key_order(const kv *a, const kv *b)
 	return memcmp(a->k, b->k, a->kl);
 }
 
+/* By key, then by place in the line. */
 static int byname_cmp(const void *a, const void *b)
 {
-	return key_order(*(kv *const *)a, *(kv *const *)b);
+	const kv *x = *(kv *const *)a, *y = *(kv *const *)b;
+	int c = key_order(x, y);
+	return c ? c : (x > y) - (x < y);
 }
 
 /* A key twice is an error; a line of many keys gets them sorted (byname),
@@ -378,19 +383,11 @@ static hf_status index_keys(reader *r)
 			r->byname[i] = &r->kvs[i];
 		qsort(r->byname, r->nkv, sizeof *r->byname, byname_cmp);
 		/* Named as the pairwise check named it: the key whose second
-		 * appearance comes first in the line. */
-		for (size_t i = 0, j; i < r->nkv; i = j) {
-			const kv *first = r->byname[i], *second = NULL;
-			for (j = i + 1; j < r->nkv && !key_order(r->byname[i], r->byname[j]); j++) {
-				const kv *x = r->byname[j];
-				if (x < first)
-					second = first, first = x;
-				else if (!second || x < second)
-					second = x;
-			}
-			if (second && (!dup || second < dup))
-				dup = second;
-		}
+		 * appearance comes first in the line (the second of a run). */
+		for (size_t i = 1; i < r->nkv; i++)
+			if (!key_order(r->byname[i - 1], r->byname[i]) &&
+			    (i < 2 || key_order(r->byname[i - 2], r->byname[i])) && (!dup || r->byname[i] < dup))
+				dup = r->byname[i];
 	}
 	if (dup)
 		return fail(r, HF_ERR_FORMAT, "key \"%.*s\" appears twice", (int)(dup->kl > 60 ? 60 : dup->kl), dup->k);
@@ -661,11 +658,6 @@ static hf_status check_unused(reader *r)
 
 /* ---- declarations ------------------------------------------------------------ */
 
-static uint64_t type_key(hf_type_class cls, int id)
-{
-	return (uint64_t)cls << 32 | (uint32_t)id;
-}
-
 /* A key for a name in a map: FNV-1a of its n bytes after seed, ASCII
  * letters lower-cased when fold.  Different names may share a key: the
  * names of one hash take the keys after it in turn, each checked against
@@ -673,19 +665,19 @@ static uint64_t type_key(hf_type_class cls, int id)
  * search stops at the first key not in the map. */
 static uint64_t name_hash(uint64_t seed, const char *p, size_t n, int fold)
 {
-	uint64_t h = 0xcbf29ce484222325ULL ^ seed;
+	uint64_t h = HF_FNV_BASIS ^ seed;
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)p[i];
 		if (fold && c >= 'A' && c <= 'Z')
 			c = (unsigned char)(c + 32);
-		h = (h ^ c) * 0x100000001b3ULL;
+		h = hf_fnv1a_byte(h, c);
 	}
 	return h;
 }
 
 static const hf_type *find_type_id(reader *r, hf_type_class cls, int id)
 {
-	uint64_t *i = hf_map_get(&r->type_by_id, type_key(cls, id));
+	uint64_t *i = hf_map_get(&r->type_by_id, hf_type_key(cls, id));
 	return i ? r->types[*i] : NULL;
 }
 
@@ -714,17 +706,24 @@ static const char *const reserved[] = { "metadata", "node_type", "edge_type", "r
 	"string", "node", "edge", NULL };
 
 /* SQLite compares table and column names ignoring ASCII case. */
-static bool same_name(const char *a, const char *b)
+/* Names in the order of their ASCII letters lower-cased (SQLite's names
+ * ignore case). */
+static int fold_cmp(const char *a, const char *b)
 {
 	for (;; a++, b++) {
-		char x = *a >= 'A' && *a <= 'Z' ? (char)(*a + 32) : *a;
-		char y = *b >= 'A' && *b <= 'Z' ? (char)(*b + 32) : *b;
+		unsigned char x = (unsigned char)*a, y = (unsigned char)*b;
+		if (x >= 'A' && x <= 'Z')
+			x = (unsigned char)(x + 32);
+		if (y >= 'A' && y <= 'Z')
+			y = (unsigned char)(y + 32);
 		if (x != y)
-			return false;
+			return x < y ? -1 : 1;
 		if (!x)
-			return true;
+			return 0;
 	}
 }
+
+static bool same_name(const char *a, const char *b) { return !fold_cmp(a, b); }
 
 /* The database's own tables and indexes (heapdb.c, analysis.c), which no
  * declaration may name; names beginning with sqlite_ are SQLite's. */
@@ -830,22 +829,6 @@ static hf_status claim_names(reader *r, const hf_type *t, const char *table)
 		s = claim_name(r, t, ix, "index");
 	}
 	return s;
-}
-
-/* ASCII letters lower-cased, as same_name compares. */
-static int fold_cmp(const char *a, const char *b)
-{
-	for (;; a++, b++) {
-		unsigned char x = (unsigned char)*a, y = (unsigned char)*b;
-		if (x >= 'A' && x <= 'Z')
-			x = (unsigned char)(x + 32);
-		if (y >= 'A' && y <= 'Z')
-			y = (unsigned char)(y + 32);
-		if (x != y)
-			return x < y ? -1 : 1;
-		if (!x)
-			return 0;
-	}
 }
 
 typedef struct field_at {
@@ -1039,9 +1022,9 @@ static hf_status declare(reader *r, hf_type_class cls)
 	}
 	/* claim_names took no key of type_by_name: name_key is still free.
 	 * Record types have no subtype and are not in type_by_id. */
-	if ((cls != HF_TYPE_RECORD && !hf_map_put(&r->type_by_id, type_key(cls, own->id), r->ntypes)) ||
+	if ((cls != HF_TYPE_RECORD && !hf_map_put(&r->type_by_id, hf_type_key(cls, own->id), r->ntypes)) ||
 	    !hf_map_put(&r->type_by_name, name_key, r->ntypes)) {
-		hf_map_remove(&r->type_by_id, type_key(cls, own->id));
+		hf_map_remove(&r->type_by_id, hf_type_key(cls, own->id));
 		hf_tr_type_free(own);
 		return nomem(r);
 	}
@@ -1083,6 +1066,12 @@ static json_t *jload(const char *text, size_t len, json_error_t *je)
  * kind that holds such a value is refused as before ("is not a string"...),
  * from its raw text or the 0.
  */
+/* Whether load_line leaves x's value out of jansson's parse. */
+static bool left_out(const kv *x, size_t big)
+{
+	return x->vl >= big && (x->v[0] == '[' || x->v[0] == '{');
+}
+
 static hf_status load_line(reader *r, const char *line, size_t len)
 {
 	const size_t big = hf_ndjson_test_big_value ? hf_ndjson_test_big_value : BIG_VALUE;
@@ -1111,7 +1100,7 @@ static hf_status load_line(reader *r, const char *line, size_t len)
 		const char *from = line;
 		for (size_t i = 0; i < r->nkv; i++) {
 			const kv *x = &r->kvs[i];
-			if (x->vl < big || (x->v[0] != '[' && x->v[0] != '{'))
+			if (!left_out(x, big))
 				continue;
 			size_t at = 0;
 			if (!hf_json_check(x->v, x->vl, 2, &at))
@@ -1136,7 +1125,7 @@ static hf_status load_line(reader *r, const char *line, size_t len)
 		size_t pos = (size_t)je.position, off = 0;
 		for (size_t i = 0; i < r->nkv; i++) {
 			const kv *x = &r->kvs[i];
-			if (x->vl < big || (x->v[0] != '[' && x->v[0] != '{'))
+			if (!left_out(x, big))
 				continue;
 			if ((size_t)(x->v - line) >= pos + off)
 				break;
