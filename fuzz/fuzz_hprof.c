@@ -23,6 +23,9 @@ static hf_status read_hprof(hf_input *in, hf_sink *sink, const uint8_t *data, si
 	/* Look-ahead windows of a few hundred bytes (size bit 4), so that the
 	 * size model's look ahead moves from one to the next. */
 	hf_hprof_test_sniff_window = (size >> 4) & 1 ? 256 + (size & 0xE0) : 0;
+	/* The database writer's order (size bit 5): Strings whose array has
+	 * passed settled in place, their arrays read again at an offset. */
+	sink->key_order = (size >> 5) & 1;
 	return hf_hprof_read(in, sink, &opt, NULL, err);
 }
 

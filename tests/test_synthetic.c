@@ -63,6 +63,12 @@ static void options(hf_hprof_options *o)
 	o->generator = "test_synthetic";
 }
 
+/* The database writer's key_order (hf_sink.key_order) as these tests set
+ * it: off, so that the checks of parked Strings and their passes see the
+ * reader as hprof2ndjson does; check_second_pass converts with it on too
+ * (Strings settled in place, as hprof2heapdb does). */
+static int db_key_order;
+
 /* Converts in_path (or, if mem is set, the memory buffer) to out_path. */
 static hf_status convert_ex(const char *in_path, const uint8_t *mem, size_t memsize,
                             const char *out_path, int kind, const hf_hprof_options *opt, conv *c)
@@ -77,6 +83,8 @@ static hf_status convert_ex(const char *in_path, const uint8_t *mem, size_t mems
 		if (kind == SINK_DB) {
 			hf_heapdb_options o = { 1, 0, 0, 0 };
 			st = hf_heapdb_sink_open(&sink, out_path, &o, &c->err);
+			if (!st)
+				sink->key_order = db_key_order;
 		} else {
 			st = hf_ndjson_sink_open(&sink, out_path, &c->err);
 		}
@@ -487,14 +495,71 @@ static uint64_t compare_variant(const char *db_path, const char *var_path, const
 
 static uint8_t *slurp(const char *path, size_t *size);
 
+/* check_in_place's last conversion with the writer's order: Strings in
+ * place, and parked. */
+static uint64_t in_place_seen, parked_in_place;
+
+static void check_in_place(const char *db_path, const char *in_path, const uint8_t *mem,
+                           size_t memsize, const char *var_path, const conv *c,
+                           const hf_hprof_options *o, uint64_t parked, int known_diffs)
+{
+	conv ck;
+	db_key_order = 1;
+	hf_status st = convert_ex(in_path, mem, memsize, var_path, SINK_DB, o, &ck);
+	db_key_order = 0;
+	CHECK(st == HF_OK, "convert with Strings settled in place: %s", ck.msg);
+	if (st)
+		return;
+	uint64_t parked_k = compare_variant(db_path, var_path, c, &ck,
+	                                    "a 16-byte string cache, Strings settled in place", known_diffs);
+	/* Those parked on a wrong guess (the array still to come) stay so. */
+	CHECK(parked_k <= parked, "Strings parked with the writer's order: %llu, against %llu without",
+	      (unsigned long long)parked_k, (unsigned long long)parked);
+	in_place_seen = ck.stats.strings_in_place;
+	parked_in_place = parked_k;
+	/* Read again whole (the index off): parked as before. */
+	hf_hprof_test_reread = 1;
+	db_key_order = 1;
+	st = convert_ex(in_path, mem, memsize, var_path, SINK_DB, o, &ck);
+	db_key_order = 0;
+	hf_hprof_test_reread = 0;
+	CHECK(st == HF_OK, "convert with the writer's order and no index: %s", ck.msg);
+	if (!st) {
+		CHECK_EQ_U(compare_variant(db_path, var_path, c, &ck, "the writer's order and no index",
+		                           known_diffs), parked, "Strings parked with the writer's order and no index");
+		CHECK_EQ_U(ck.stats.strings_in_place, 0, "Strings in place without the index");
+	}
+	size_t fsize = memsize;
+	uint8_t *fdata = mem ? NULL : slurp(in_path, &fsize);
+	if (!mem && !fdata)
+		return;
+	char fifo[1300];
+	snprintf(fifo, sizeof fifo, "%s.fifo", var_path);
+	db_key_order = 1;
+	st = convert_fifo(fifo, mem ? mem : fdata, fsize, var_path, o, &ck);
+	db_key_order = 0;
+	free(fdata);
+	CHECK(st == HF_OK, "convert through a FIFO with the writer's order: %s", ck.msg);
+	if (!st) {
+		CHECK_EQ_U(compare_variant(db_path, var_path, c, &ck, "the writer's order through a FIFO",
+		                           known_diffs), parked, "Strings parked through a FIFO with the writer's order");
+		CHECK_EQ_U(ck.stats.strings_in_place, 0, "Strings in place through a FIFO");
+	}
+}
+
 static void check_second_pass(const char *db_path, const char *in_path, const uint8_t *mem,
                               size_t memsize, const char *var_path, const conv *c, int known_diffs)
 {
 	hf_hprof_options o;
 	options(&o);
 	o.string_cache = 16;
-	check_variant(db_path, in_path, mem, memsize, var_path, c, &o, "a 16-byte string cache",
-	              known_diffs);
+	uint64_t parked16 = check_variant(db_path, in_path, mem, memsize, var_path, c, &o,
+	                                  "a 16-byte string cache", known_diffs);
+	/* The database writer's order (hprof2heapdb): a String whose array has
+	 * passed and left the cache is decoded at once, its array read again at
+	 * its offset, instead of parked for a pass; the same records.  Not
+	 * through a FIFO, which cannot be read at an offset: parked there. */
+	check_in_place(db_path, in_path, mem, memsize, var_path, c, &o, parked16, known_diffs);
 	/* A cache that wraps all the time: an array's bytes, once overwritten,
 	 * must never be taken for another's (heapfmt before 2026-11-22 did, on
 	 * the 1 GB benchmark dump, 364 Strings with the wrong text, and on
@@ -1826,6 +1891,7 @@ static void check_values_limit(const char *file, const char *dir)
 	if (sink) {
 		CHECK(lim > (1 << 20) && sink->max_text < (size_t)lim && sink->max_text >= (size_t)lim - (1 << 16),
 		      "the database writer's max_text %zu (SQLite's length limit %d)", sink->max_text, lim);
+		CHECK_EQ_I(sink->key_order, 1, "the database writer's key_order");
 		hf_sink_destroy(sink, 0);
 	}
 }
@@ -1849,10 +1915,13 @@ static void check_texts_cut(const char *file, const char *dir)
 	CHECK(convert(file, whole, SINK_DB, &o, &c) == HF_OK, "convert whole: %s", c.msg);
 	/* string_cache 64: the Strings' arrays leave the cache at once, and
 	 * passes after the dump give them their text (helper-9's review: the
-	 * warning at the end was lost after a pass). */
-	static const size_t caches[] = { 0, 64 };
+	 * warning at the end was lost after a pass); or, in the database
+	 * writer's order, the Strings are settled in place, their texts cut as
+	 * well. */
+	static const size_t caches[] = { 0, 64, 64 };
 	for (size_t k = 0; k < sizeof caches / sizeof *caches; k++) {
 		o.string_cache = caches[k];
+		int in_place = k == 2;
 		hf_hprof_stats stats;
 		memset(&stats, 0, sizeof stats);
 		hf_input *in = NULL;
@@ -1865,6 +1934,7 @@ static void check_texts_cut(const char *file, const char *dir)
 			st = hf_heapdb_sink_open(&sink, cut, &ho, &err);
 		if (!st) {
 			sink->max_text = 9;
+			sink->key_order = in_place;
 			st = hf_hprof_read(in, sink, &o, &stats, &err);
 		}
 		if (!st)
@@ -1875,8 +1945,10 @@ static void check_texts_cut(const char *file, const char *dir)
 		sqlite3 *db = st ? NULL : db_open(cut);
 		if (!db)
 			return;
-		if (caches[k] && strstr(file, "string-churn"))
+		if (caches[k] && strstr(file, "string-churn") && !in_place)
 			CHECK(stats.string_passes > 0, "string cache %zu: passes for the Strings", caches[k]);
+		if (in_place && strstr(file, "string-churn"))
+			CHECK(stats.strings_in_place > 0, "string cache %zu: Strings settled in place", caches[k]);
 		char sql[1400];
 		snprintf(sql, sizeof sql, "ATTACH '%s' AS w", whole);
 		CHECK(sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK, "attach the whole conversion");
@@ -2707,6 +2779,13 @@ static void test_scenario(const char *name, const char *file, const char *outdir
 		if (strcmp(name, "layout-big-first")) {
 			snprintf(small, sizeof small, "%s/small-file.db", dir);
 			check_second_pass(dbp, file, NULL, 0, small, &c, known);
+			/* Every String of these has its array before it, out of
+			 * a 16-byte cache: all settled in place, in each dump. */
+			unsigned late = !strcmp(name, "late-big") ? 8 : !strcmp(name, "two-dumps-late") ? 100 : 0;
+			if (late) {
+				CHECK_EQ_U(in_place_seen, late, "Strings settled in place");
+				CHECK_EQ_U(parked_in_place, 0, "Strings parked with the writer's order");
+			}
 			snprintf(small, sizeof small, "%s/small-memory.db", dir);
 			check_second_pass(dbp, file, data, size, small, &c, known);
 		}

@@ -234,6 +234,7 @@ hf_status hf_analysis_sink_open(hf_sink **out, hf_sink *next, const char *beside
 		return st;
 	}
 	t->sink.max_text = t->db->max_text;
+	t->sink.key_order = t->db->key_order && next->key_order;
 	if (next->max_text && (!t->sink.max_text || next->max_text < t->sink.max_text))
 		t->sink.max_text = next->max_text;
 	*out = &t->sink;

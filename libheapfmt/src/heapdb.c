@@ -1470,6 +1470,9 @@ hf_status hf_heapdb_sink_open(hf_sink **out, const char *path, const hf_heapdb_o
 	/* A row (its text and the other columns) must fit SQLite's length limit
 	 * (SQLITE_MAX_LENGTH, 10^9 bytes as built by Debian). */
 	int max_len = sqlite3_limit(w->db, SQLITE_LIMIT_LENGTH, -1);
+	/* A node below the highest id is a row in the middle of node,
+	 * node_instance and strings (hf_sink.key_order). */
+	w->sink.key_order = 1;
 	w->sink.max_text = max_len > (1 << 17) ? (size_t)max_len - (1 << 16) : (size_t)max_len / 2;
 	if (sqlite3_create_module(w->db, "hf_rows", &rows_module, w) != SQLITE_OK) {
 		hf_status st = db_fail(w, err, "hf_rows");

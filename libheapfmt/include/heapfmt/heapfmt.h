@@ -228,6 +228,14 @@ struct hf_sink {
 	 * writer's is SQLite's SQLITE_LIMIT_LENGTH less 64 KiB (a row's other
 	 * columns). */
 	size_t max_text;
+	/* Set by a writer for which records out of key order (a node whose id
+	 * is below one written before) cost much more than some extra work in
+	 * the reader: the database writer, where such a row goes into the middle
+	 * of its tables.  A reader that can give its records in a better order
+	 * at some cost of its own then does (the HPROF reader decodes a String
+	 * whose array has passed at once, reading the array again, instead of
+	 * writing it in a later pass).  The records are the same either way. */
+	int key_order;
 };
 
 HF_API hf_status hf_sink_metadata(hf_sink *s, const char *key, const char *value,
@@ -310,6 +318,8 @@ typedef struct hf_hprof_stats {
 	uint64_t values_omitted; /* with values: nodes whose values text passed values_limit,
 	                          * written without it */
 	uint64_t texts_cut;      /* strings longer than the sink's max_text, cut there */
+	uint64_t strings_in_place; /* Strings whose array had passed, decoded at once from
+	                            * the input instead of parked (hf_sink.key_order) */
 } hf_hprof_stats;
 
 /* Reads an HPROF dump from in and writes the model into sink. */
