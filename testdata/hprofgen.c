@@ -1086,6 +1086,28 @@ static void scen_two_dumps_late(buf *b)
 	}
 }
 
+/* many-arrays: three 1.0.1 HEAP DUMPs (string_churn.h, MANY_*), each of
+ * 6000 char[] at 0x100000 + 16 k and then 600 Strings 0x900000 + 16 s of
+ * arrays all over the dump (String 7 of 0x100008, which no array has): more
+ * text arrays than the reader's index keeps in memory, so that with a small
+ * string cache Strings find theirs in the index's file. */
+static void scen_many_arrays(buf *b)
+{
+	size_t at = small_start(b, "JAVA PROFILE 1.0.1", TAG_HEAP_DUMP);
+	for (unsigned d = 0; d < MANY_DUMPS; d++) {
+		if (d)
+			at = rec_begin(b, TAG_HEAP_DUMP);
+		class_plain(b, SM_OBJECT, 0, 0);
+		string_classes(b);
+		for (unsigned k = 0; k < MANY_N; k++)
+			churn_array(b, 0x100000 + 16 * (uint64_t)k, k + 1000 * d);
+		for (unsigned s = 0; s < MANY_STRINGS; s++)
+			string(b, 0x900000 + 16 * (uint64_t)s,
+			       s == 7 ? 0x100008 : 0x100000 + 16 * (uint64_t)many_ref(d, s));
+		rec_end(b, at);
+	}
+}
+
 /* late-big: char[]s of 0 to 300,000 units, each before its String (with a
  * small string cache every one is late: read again by the pass after the
  * dump, at its offset, most of them past its 4 KiB read window).  Unit k of
@@ -2346,6 +2368,8 @@ static const struct scenario {
 	  "8-byte ids, a long[] of 20 MiB and then objects side by side: 4-byte references, 16-byte headers" },
 	{ "two-dumps-late", scen_two_dumps_late,
 	  "two 1.0.1 HEAP DUMPs, each of char[]s and then Strings of them" },
+	{ "many-arrays", scen_many_arrays,
+	  "three dumps of 6000 char[] (the same ids) and 600 Strings of arrays all over each" },
 	{ "wrapped-length", scen_wrapped_length,
 	  "1.0.1 HEAP DUMP over 4 GiB, length modulo 2^32 (a sparse file of 4 GiB)" },
 	{ "wrapped-length-boundary", scen_wrapped_length_boundary,

@@ -20,4 +20,13 @@ static inline unsigned churn_ref(unsigned k)
 	unsigned back = (k * 104729u) % 120u;
 	return back > k ? 0 : k - back;
 }
+
+/* many-arrays: MANY_DUMPS dumps of MANY_N char[] each (the same ids in
+ * each; array k of dump d holds the contents of char[] k + 1000 d above),
+ * then MANY_STRINGS Strings, String s of array many_ref(d, s) (String 7 of
+ * an id that no array has). */
+#define MANY_DUMPS 3
+#define MANY_N 6000
+#define MANY_STRINGS 600
+static inline unsigned many_ref(unsigned d, unsigned s) { return (s * 7919u + d * 1237u) % MANY_N; }
 #endif

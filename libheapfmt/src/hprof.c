@@ -269,6 +269,8 @@ typedef struct reader {
 	uint64_t tix_dump_first; /* the open dump's first index entry */
 	struct tix_entry *chunk; /* [TIX_CHUNK]: the entries of span chunk_no */
 	size_t chunk_no, chunk_n;
+	uint64_t win_read;       /* bytes read into input_win */
+	uint64_t in_place_read;  /* of which for Strings settled in place */
 	FILE *tspool;            /* a pipe's or gzip's text arrays, which the index points into */
 	uint64_t tspool_pos;     /* its size */
 	uint64_t tspool_end;     /* TIX_FULL: its whole arrays end here (tspool_freeze) */
@@ -1925,6 +1927,7 @@ static hf_status window_read(reader *r, read_window *w, hf_input *in, int fd, ui
 		hf_status st = hf_input_read_at(in, off, w->buf, want, &w->len, r->err);
 		if (st)
 			return st;
+		r->win_read += w->len;
 	} else if (hf_pread_full(fd, w->buf, want, off, &w->len)) {
 		return park_io(r);
 	}
@@ -2383,8 +2386,9 @@ static hf_status string_settle(reader *r, uint64_t value_id, pending_string ps)
 	 * arrays, those parked go back to memory: tspool_freeze.) */
 	bool ascending = r->text_array_descents * 64 <= r->text_arrays;
 	if (r->in_place && r->tix_state == TIX_ON && !r->tspool && r->park_read == 0 && ascending &&
-	    value_id <= r->last_text_array) {
-		/* (Read from a file or memory, where the passes would find it.) */
+	    value_id <= r->last_text_array && !r->stats->incomplete) {
+		/* (Read from a file or memory, where the passes would find it;
+		 * not after damage (salvage), where the last array may be cut.) */
 		bool done;
 		st = settle_in_place(r, value_id, &ps, &done);
 		if (st || done) {
@@ -4289,9 +4293,10 @@ static void tspool_put(reader *r, const void *p, size_t n)
  * The index is searched through its spans: for every TIX_CHUNK entries,
  * the lowest and the highest id (16 bytes per 256 arrays in memory), the
  * entries themselves read back from the index file a chunk at a time.
- * Arrays come in id order (the condition for parking at all), so the
- * spans of a dump ascend and a binary search over them finds the one
- * chunk that can hold the id.
+ * Arrays come in id order (parking at all needs fewer than one descent in
+ * 64 arrays), so the spans of a dump ascend and a binary search over them
+ * finds the chunk that can hold the id; where they do not ascend, the
+ * search may miss and the String is parked.
  * Measured on the 5 GB benchmark dump, hprof2heapdb --no-analysis, two
  * alternated runs each (2026-11-29): 1.59 M Strings parked before; now
  * 1.33 M settled in place and 262 K parked (Strings waiting in memory for
@@ -4303,6 +4308,13 @@ static void tspool_put(reader *r, const void *p, size_t n)
  */
 #define TIX_CHUNK 256
 #define TIX_SPANS_MAX ((size_t)1 << 20) /* 16 MiB of spans: 268 M arrays */
+_Static_assert(TIX_BUF % TIX_CHUNK == 0, "a chunk is in the index file or in its buffer");
+/* The arrays read again for Strings settled in place: at most this, plus
+ * this many bytes a byte of input read (a String whose array is large and
+ * far costs a read of the whole array; past the allowance it is parked, as
+ * without key_order).  The 5 GB benchmark dump reads some 1.1 bytes a byte. */
+#define IN_PLACE_FREE ((uint64_t)64 << 20)
+#define IN_PLACE_PER_BYTE 4
 
 typedef struct tix_span {
 	uint64_t lo, hi;
@@ -4334,21 +4346,31 @@ static void span_add(reader *r, uint64_t id)
 	r->nspans++;
 }
 
+static bool chunk_find(reader *r, size_t c, uint64_t id, tix_entry *e);
+
 /* The index entry of array id in the open dump, if found: *e. */
 static bool tix_find(reader *r, uint64_t id, tix_entry *e)
 {
 	size_t lo = (size_t)(r->tix_dump_first / TIX_CHUNK), hi = r->nspans;
-	/* The last span of the dump that starts at or below id. */
+	/* The first span of the dump that ends at or above id: the first
+	 * array of that id in the file, as a pass would take it (an id dumped
+	 * twice), is there or in the next span. */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (r->spans[mid].lo <= id)
+		if (r->spans[mid].hi < id)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo == (size_t)(r->tix_dump_first / TIX_CHUNK) || id > r->spans[lo - 1].hi)
-		return false;
-	size_t c = lo - 1;
+	for (size_t c = lo; c < r->nspans && c < lo + 2 && r->spans[c].lo <= id; c++)
+		if (chunk_find(r, c, id, e))
+			return true;
+	return false;
+}
+
+/* The entry of array id in chunk c of the index, in the open dump. */
+static bool chunk_find(reader *r, size_t c, uint64_t id, tix_entry *e)
+{
 	uint64_t first = (uint64_t)c * TIX_CHUNK;
 	const tix_entry *ents;
 	size_t n;
@@ -4457,8 +4479,13 @@ static hf_status tix_read_array(reader *r, const tix_entry *e, unsigned *type,
 	}
 	int bad = got < hl || head[0] != SUB_PRIMITIVE_ARRAY_DUMP || hf_beid(head + 1, I) != e->id ||
 	          (t != T_CHAR && t != T_BYTE) || bytes > HF_INPUT_MAX_PEEK;
-	if (!bad && (st = window_read(r, &r->input_win, in, fd, start + hl, (size_t)bytes, data, &got)))
+	/* The sub-record whole in one window, so that the next String of the
+	 * same array finds header and elements there again. */
+	const uint8_t *whole = NULL;
+	if (!bad && (st = window_read(r, &r->input_win, in, fd, start, hl + (size_t)bytes, &whole, &got)))
 		return st;
+	got = got > hl ? got - hl : 0;
+	*data = whole ? whole + hl : NULL;
 	if (r->tspool && (bad || got < bytes))
 		return hf_error_set(r->err, HF_ERR_IO, "the temporary file of text arrays is damaged at offset %" PRIu64,
 		                    start);
@@ -4481,12 +4508,14 @@ static hf_status settle_in_place(reader *r, uint64_t value_id, pending_string *p
 {
 	tix_entry e;
 	*done = false;
-	if (!tix_find(r, value_id, &e))
+	if (r->in_place_read > IN_PLACE_FREE + IN_PLACE_PER_BYTE * hf_input_offset(r->in) ||
+	    !tix_find(r, value_id, &e))
 		return HF_OK;
 	unsigned t = 0;
 	const uint8_t *data = NULL;
-	uint64_t count = 0;
+	uint64_t count = 0, before = r->win_read;
 	hf_status st = tix_read_array(r, &e, &t, &data, &count);
+	r->in_place_read += r->win_read - before;
 	if (st || !data)
 		return st;
 	*done = true;

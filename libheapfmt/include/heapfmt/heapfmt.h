@@ -234,7 +234,10 @@ struct hf_sink {
 	 * of its tables.  A reader that can give its records in a better order
 	 * at some cost of its own then does (the HPROF reader decodes a String
 	 * whose array has passed at once, reading the array again, instead of
-	 * writing it in a later pass).  The records are the same either way. */
+	 * writing it in a later pass).  The records are the same either way,
+	 * but for damaged input read with salvage, where no pass runs: there a
+	 * String settled so before the damage keeps the text that a parked one
+	 * goes without. */
 	int key_order;
 };
 
