@@ -17,15 +17,18 @@
 
 const char *cli_prog = "heapfmt";
 
-/* SIGINT, SIGTERM, SIGHUP: the outputs' temporary files are removed, then
- * the signal ends the program as it would have (the shell sees it killed).
+/* SIGINT, SIGTERM, SIGHUP, SIGPIPE: the outputs' temporary files are
+ * removed, then the signal ends the program as it would have (the shell sees
+ * it killed; SIGPIPE: a reader of standard output or error that went away,
+ * as `| head` does, which before left --analysis's temporary database in
+ * $TMPDIR).
  * The handler stays in place while it cleans up: a second signal (timeout(1)
  * signals the command, then its process group) may arrive on another thread
  * meanwhile, and must not end the program before the files are gone; it
  * runs the handler there too (unlinking twice is harmless).  Only then is
  * the default action put back and the signal raised, blocked in this thread
  * until the handler returns. */
-static const int fatal_signals[] = { SIGINT, SIGTERM, SIGHUP };
+static const int fatal_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
 static void (*volatile fatal_cleanup)(void);
 
 void cli_on_fatal_signal(void (*cleanup)(void))

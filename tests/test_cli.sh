@@ -397,6 +397,15 @@ if command -v mkfifo >/dev/null; then
 	kill "$f1" "$feeder" 2>/dev/null
 fi
 
+# A reader of standard output that goes away (| head): the program ends as
+# killed by SIGPIPE, as before, but after removing --analysis's temporary
+# database from $TMPDIR (left there before).
+mkdir "$t/sigpipe"
+(TMPDIR="$t/sigpipe" "$tools/hprof2ndjson" --analysis "$sample" - 2>/dev/null; echo $? >"$t/sigpipe.rc") |
+	head -c 1 >/dev/null
+check "hprof2ndjson --analysis read by head ends as killed by SIGPIPE" test "$(cat "$t/sigpipe.rc")" = 141
+check "and leaves no temporary file in TMPDIR" no_tmp_soon "$t/sigpipe"
+
 # A database that cannot be written (here a file-size limit; a full disk
 # the same): exit 3, naming the output and where SQLite's temporary files go.
 check "a database past a file-size limit is an I/O error" \
