@@ -1599,22 +1599,36 @@ static void scen_wrapped_length_boundary(buf *b) { wrapped_length_at(b, 0); }
  * end falls one byte into the byte[], after its tag. */
 static void scen_wrapped_length_tag(buf *b) { wrapped_length_at(b, 1); }
 
+/* The start of a scenario of two classes com/example/B extends
+ * com/example/A: the header, the UTF8 records of the class names and
+ * three field names (string ids AB_OBJECT .. AB_F3), LOAD CLASS of
+ * java.lang.Object, A and B (AB_C_OBJECT, AB_C_A, AB_C_B), and a HEAP DUMP
+ * SEGMENT opened with java.lang.Object's CLASS DUMP.  Returns the segment's
+ * start, for end_segments. */
+enum { AB_OBJECT = 1, AB_A, AB_B, AB_F1, AB_F2, AB_F3 };
+enum { AB_C_OBJECT = 0x100, AB_C_A = 0x200, AB_C_B = 0x300 };
+
+static size_t ab_start(buf *b, const char *f1, const char *f2, const char *f3)
+{
+	header(b, "JAVA PROFILE 1.0.2", 4, 1300000000000ULL);
+	const char *const names[] = { "java/lang/Object", "com/example/A", "com/example/B", f1, f2, f3 };
+	UTF8_ALL(b, AB_OBJECT, names);
+	load_class(b, 1, AB_C_OBJECT, AB_OBJECT);
+	load_class(b, 2, AB_C_A, AB_A);
+	load_class(b, 3, AB_C_B, AB_B);
+	size_t at = rec_begin(b, TAG_HEAP_DUMP_SEGMENT);
+	class_plain(b, AB_C_OBJECT, 0, 0);
+	return at;
+}
+
 /* shadowed-field: com/example/B declares x (int) and link (object), and
  * extends com/example/A, which declares x, y (int) and link too.  An
  * instance of B: B.x 1, B.link 0x2000, A.x 2, A.y 3, A.link 0x2100. */
 static void scen_shadowed_field(buf *b)
 {
-	header(b, "JAVA PROFILE 1.0.2", 4, 1300000000000ULL);
-	enum { S_OBJECT = 1, S_A, S_B, S_X, S_Y, S_LINK };
-	static const char *const names[] = { "java/lang/Object", "com/example/A", "com/example/B",
-		"x", "y", "link" };
-	UTF8_ALL(b, S_OBJECT, names);
-	enum { C_OBJECT = 0x100, C_A = 0x200, C_B = 0x300 };
-	load_class(b, 1, C_OBJECT, S_OBJECT);
-	load_class(b, 2, C_A, S_A);
-	load_class(b, 3, C_B, S_B);
-	size_t at = rec_begin(b, TAG_HEAP_DUMP_SEGMENT);
-	class_plain(b, C_OBJECT, 0, 0);
+	size_t at = ab_start(b, "x", "y", "link");
+	enum { S_X = AB_F1, S_Y, S_LINK };
+	enum { C_OBJECT = AB_C_OBJECT, C_A = AB_C_A, C_B = AB_C_B };
 	{
 		static const field fields[] = { { S_X, T_INT, 0 }, { S_Y, T_INT, 0 }, { S_LINK, T_OBJECT, 0 } };
 		cdump c = { .id = C_A, .super = C_OBJECT, .isize = 12, .fields = fields, .nif = 3 };
@@ -1641,17 +1655,9 @@ static void scen_shadowed_field(buf *b)
  * dump's classes are dumped again too); an instance of B with it. */
 static void scen_class_redumped(buf *b)
 {
-	header(b, "JAVA PROFILE 1.0.2", 4, 1300000000000ULL);
-	enum { S_OBJECT = 1, S_A, S_B, S_X, S_Y, S_Z };
-	static const char *const names[] = { "java/lang/Object", "com/example/A", "com/example/B",
-		"x", "y", "z" };
-	UTF8_ALL(b, S_OBJECT, names);
-	enum { C_OBJECT = 0x100, C_A = 0x200, C_B = 0x300 };
-	load_class(b, 1, C_OBJECT, S_OBJECT);
-	load_class(b, 2, C_A, S_A);
-	load_class(b, 3, C_B, S_B);
-	size_t at = rec_begin(b, TAG_HEAP_DUMP_SEGMENT);
-	class_plain(b, C_OBJECT, 0, 0);
+	size_t at = ab_start(b, "x", "y", "z");
+	enum { S_X = AB_F1, S_Y, S_Z };
+	enum { C_OBJECT = AB_C_OBJECT, C_A = AB_C_A, C_B = AB_C_B };
 	static const field a1[] = { { S_X, T_INT, 0 } }, a2[] = { { S_X, T_INT, 0 }, { S_Z, T_INT, 0 } };
 	static const field bf[] = { { S_Y, T_INT, 0 } };
 	cdump ca1 = { .id = C_A, .super = C_OBJECT, .isize = 4, .fields = a1, .nif = 1 };

@@ -2385,10 +2385,11 @@ static hf_status string_settle(reader *r, uint64_t value_id, pending_string ps)
 	 * read again, or, on a pipe, the text spool; should the spool stop taking
 	 * arrays, those parked go back to memory: tspool_freeze.) */
 	bool ascending = r->text_array_descents * 64 <= r->text_arrays;
-	if (r->in_place && r->tix_state == TIX_ON && !r->tspool && r->park_read == 0 && ascending &&
+	if (r->in_place && r->tix_state == TIX_ON && r->park_read == 0 && ascending &&
 	    value_id <= r->last_text_array && !r->stats->incomplete) {
-		/* (Read from a file or memory, where the passes would find it;
-		 * not after damage (salvage), where the last array may be cut.) */
+		/* (in_place: input read at offsets, so the index points into it,
+		 * not into a text spool.  Not after damage (salvage), where the
+		 * last array may be cut.) */
 		bool done;
 		st = settle_in_place(r, value_id, &ps, &done);
 		if (st || done) {
