@@ -1946,6 +1946,38 @@ static void test_bigmem(void)
 	hf_bigmem_free(m);
 }
 
+/* hf_huge_alloc: zeroed as calloc's, a whole mapping aligned to 2 MiB on
+ * Linux from 2 MiB up (so that hf_huge_free tells it by the size), and
+ * usable to its last byte; smaller sizes, zero among them, from calloc. */
+static void test_huge(void)
+{
+	static const size_t sizes[] = { 0, 1, 4096, ((size_t)2 << 20) - 1, (size_t)2 << 20,
+		                        ((size_t)2 << 20) + 1, (size_t)33 << 20 };
+	for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+		size_t n = sizes[k];
+		uint8_t *p = hf_huge_alloc(n);
+		CHECK(p != NULL, "huge: %zu bytes", n);
+		if (!p)
+			continue;
+		size_t nonzero = 0;
+		for (size_t i = 0; i < n; i += 4096)
+			nonzero += p[i] != 0;
+		if (n)
+			nonzero += p[n - 1] != 0;
+		CHECK(nonzero == 0, "huge: %zu bytes zeroed (%zu bytes looked at were not)", n, nonzero);
+#ifdef __linux__
+		if (n >= ((size_t)2 << 20))
+			CHECK((uintptr_t)p % ((size_t)2 << 20) == 0, "huge: %zu bytes on a 2 MiB boundary", n);
+#endif
+		if (n) {
+			memset(p, 0xA5, n);
+			CHECK(p[0] == 0xA5 && p[n - 1] == 0xA5, "huge: %zu bytes written", n);
+		}
+		hf_huge_free(p, n);
+	}
+	hf_huge_free(NULL, (size_t)4 << 20);
+}
+
 int main(void)
 {
 	test_mutf8();
@@ -1968,6 +2000,7 @@ int main(void)
 	test_tmpfile();
 	test_bigmem();
 	test_bigmem_backoff();
+	test_huge();
 	test_put_u64();
 	test_iso8601_ms();
 	test_writebehind();

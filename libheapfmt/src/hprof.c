@@ -2280,6 +2280,14 @@ static const uint8_t *cache_get(reader *r, uint64_t id, unsigned *type, size_t *
 	return NULL;
 }
 
+static void cache_free(reader *r)
+{
+	hf_huge_free(r->cache_ring, r->cache_cap);
+	hf_huge_free(r->cache, (r->cache_setmask + 1) * CACHE_WAYS * sizeof *r->cache);
+	r->cache_ring = NULL;
+	r->cache = NULL;
+}
+
 /* Forgets every entry (a later dump may reuse the ids). */
 static void cache_clear(reader *r)
 {
@@ -4821,10 +4829,7 @@ static hf_status rescan_late(reader *r)
 	if (r->parked && (st = park_all(r)))
 		return st;
 	/* The passes look up no cached array: its memory goes to late_map. */
-	free(r->cache_ring);
-	free(r->cache);
-	r->cache_ring = NULL;
-	r->cache = NULL;
+	cache_free(r);
 	for (;;) {
 		if (r->parked && (st = unpark_some(r)))
 			return st;
@@ -5025,8 +5030,9 @@ hf_status hf_hprof_read(hf_input *in, hf_sink *sink, const hf_hprof_options *opt
 		setbits++;
 	r->cache_setmask = ((size_t)1 << setbits) - 1;
 	r->id_shift = 3;
-	r->cache_ring = malloc(r->cache_cap);
-	r->cache = calloc((size_t)CACHE_WAYS << setbits, sizeof *r->cache); /* pages mapped when used */
+	/* Looked up at random: on huge pages (bigmem.c), mapped when used. */
+	r->cache_ring = hf_huge_alloc(r->cache_cap);
+	r->cache = hf_huge_alloc(((size_t)CACHE_WAYS << setbits) * sizeof *r->cache);
 	hf_status st;
 	if (!r->cache_ring || !r->cache) {
 		st = hf_error_set(err, HF_ERR_NOMEM, "out of memory");
@@ -5077,8 +5083,7 @@ out:
 	free(r->refs);
 	for (unsigned i = 0; i < r->nfresh; i++)
 		free(r->fresh[fresh_at(r, i)].values);
-	free(r->cache);
-	free(r->cache_ring);
+	cache_free(r);
 	hf_map_free(&r->name_map);
 	hf_map_free(&r->class_map);
 	hf_map_free(&r->class_name);

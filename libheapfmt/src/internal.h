@@ -516,6 +516,15 @@ int hf_dropbehind_stop(hf_dropbehind *d);
  * once and kept below the end. */
 extern uint64_t hf_dropbehind_test_start;
 
+/* ---- hf_huge: arrays read at random, on huge pages (bigmem.c) -------------
+ * hf_huge_alloc(bytes): zeroed memory, like calloc, whose pages the kernel
+ * may back with 2 MiB pages (Linux: an anonymous mapping aligned to 2 MiB
+ * and advised MADV_HUGEPAGE; elsewhere calloc).  For a table looked up at
+ * random that is much larger than the TLB covers; free with hf_huge_free
+ * and the same size. */
+void *hf_huge_alloc(size_t bytes);
+void hf_huge_free(void *p, size_t bytes);
+
 /* ---- hf_bigmem: large arrays in mapped temporary files (bigmem.c) ----------
  * hf_bigmem_new(limit) watches the process's resident size and, above limit
  * bytes, releases the mapped pages of its arrays (they stay in the file and
