@@ -1108,6 +1108,32 @@ static void scen_many_arrays(buf *b)
 	}
 }
 
+/* late-across-dumps (string_churn.h, ACROSS_*): dump 0 of Strings
+ * 0x700000 + 16 k of char[] 0x100000, which it does not hold; then dumps
+ * 1 to ACROSS_DUMPS, each of char[] 0x100000 (churn char[] d) and after it
+ * String 0x800000 + 16 d of it.  Dump 0's Strings wait for a pass, where
+ * every later dump's array comes by: a reader that looked at all of them at
+ * each array took the square of the file's size (a crafted file of 2.6 MB,
+ * 13.5 s). */
+static void scen_late_across_dumps(buf *b)
+{
+	size_t at = small_start(b, "JAVA PROFILE 1.0.1", TAG_HEAP_DUMP);
+	for (unsigned d = 0; d <= ACROSS_DUMPS; d++) {
+		if (d)
+			at = rec_begin(b, TAG_HEAP_DUMP);
+		class_plain(b, SM_OBJECT, 0, 0);
+		string_classes(b);
+		if (!d) {
+			for (unsigned k = 0; k < ACROSS_WAITING; k++)
+				string(b, 0x700000 + 16 * (uint64_t)k, 0x100000);
+		} else {
+			churn_array(b, 0x100000, d);
+			string(b, 0x800000 + 16 * (uint64_t)d, 0x100000);
+		}
+		rec_end(b, at);
+	}
+}
+
 /* late-big: char[]s of 0 to 300,000 units, each before its String (with a
  * small string cache every one is late: read again by the pass after the
  * dump, at its offset, most of them past its 4 KiB read window).  Unit k of
@@ -2376,6 +2402,8 @@ static const struct scenario {
 	  "two 1.0.1 HEAP DUMPs, each of char[]s and then Strings of them" },
 	{ "many-arrays", scen_many_arrays,
 	  "three dumps of 6000 char[] (the same ids) and 600 Strings of arrays all over each" },
+	{ "late-across-dumps", scen_late_across_dumps,
+	  "2000 Strings of a char[] their dump lacks, then 300 dumps of that char[] and a String" },
 	{ "wrapped-length", scen_wrapped_length,
 	  "1.0.1 HEAP DUMP over 4 GiB, length modulo 2^32 (a sparse file of 4 GiB)" },
 	{ "wrapped-length-boundary", scen_wrapped_length_boundary,

@@ -29,4 +29,10 @@ static inline unsigned churn_ref(unsigned k)
 #define MANY_N 6000
 #define MANY_STRINGS 600
 static inline unsigned many_ref(unsigned d, unsigned s) { return (s * 7919u + d * 1237u) % MANY_N; }
+
+/* late-across-dumps: dump 0 of ACROSS_WAITING Strings of a char[] that it
+ * does not hold, then ACROSS_DUMPS dumps of that char[] alone (the contents
+ * of churn char[] d in dump d, from 1) and a String of it after it. */
+#define ACROSS_WAITING 2000
+#define ACROSS_DUMPS 300
 #endif

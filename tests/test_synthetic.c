@@ -44,6 +44,7 @@ enum { SINK_DB, SINK_NDJSON };
 extern int hf_hprof_test_reread;
 extern size_t hf_hprof_test_pf_batch;
 extern uint64_t hf_hprof_test_pf_fail;
+extern uint64_t hf_hprof_test_late_walk;
 extern uint64_t hf_hprof_test_spool_limit;
 extern size_t hf_hprof_test_sniff_window;
 extern size_t hf_hprof_test_class_values;
@@ -1178,6 +1179,67 @@ static void check_two_dumps_late(sqlite3 *db, const conv *c)
 	CHECK_STR(text_of(db, 0x700000 + 16 * 7, 0), want, "dump 0's String 7");
 	churn_text(1007, want);
 	CHECK_STR(text_of(db, 0x800000 + 16 * 7, 1), want, "dump 1's String 7");
+}
+
+/* late-across-dumps: dump d's String has churn char[] d's text, dump 0's
+ * Strings none (their dump has no array of theirs). */
+static void check_late_across_dumps(sqlite3 *db, const conv *c)
+{
+	CHECK_EQ_U(c->stats.dumps, ACROSS_DUMPS + 1, "dumps");
+	CHECK_EQ_U(c->stats.string_texts, ACROSS_DUMPS, "decoded String texts");
+	CHECK_EQ_U(c->stats.unresolved_strings, ACROSS_WAITING, "unresolved Strings (dump 0's)");
+	char want[48];
+	static const unsigned ds[] = { 1, 2, 150, ACROSS_DUMPS };
+	for (size_t i = 0; i < sizeof ds / sizeof *ds; i++) {
+		churn_text(ds[i], want);
+		CHECK_STR(text_of(db, 0x800000 + 16 * (uint64_t)ds[i], (int)ds[i]), want, "a later dump's String");
+	}
+	CHECK(text_of(db, 0x700000 + 16 * 5, 0) == NULL, "dump 0's String 5 has no text");
+	CHECK_EQ_U(count_nodes(db, 2), ACROSS_WAITING + ACROSS_DUMPS, "String nodes");
+}
+
+/* late-across-dumps, every way the passes go: each late String is looked at
+ * once or twice in a pass (resolve_late), not once for every later dump's
+ * array of its id (with the default cache 3 M looks before 2026-11-29, where
+ * the dump's 2000 Strings are looked at once now), with the same texts. */
+static void check_late_across_dumps_walk(const char *dir, const uint8_t *data, size_t size)
+{
+	static const struct {
+		size_t cache, wait;
+		int reread;
+		const char *how;
+	} ways[] = {
+		{ 0, 0, 0, "the default cache" },
+		{ 16, 0, 0, "a 16-byte cache: every String late" },
+		{ 16, 1, 0, "every String parked" },
+		{ 16, 1, 1, "every String parked, the input read again" },
+		{ 16, 0, 1, "every String late, the input read again" },
+	};
+	char out[1200];
+	snprintf(out, sizeof out, "%s/across.ndjson", dir);
+	for (size_t i = 0; i < sizeof ways / sizeof *ways; i++) {
+		hf_hprof_options o;
+		options(&o);
+		o.string_cache = ways[i].cache;
+		o.string_wait = ways[i].wait;
+		conv c;
+		hf_hprof_test_reread = ways[i].reread;
+		hf_hprof_test_late_walk = 0;
+		hf_status st = convert_ex(NULL, data, size, out, SINK_NDJSON, &o, &c);
+		uint64_t walk = hf_hprof_test_late_walk;
+		hf_hprof_test_reread = 0;
+		CHECK(st == HF_OK, "late-across-dumps, %s: %s", ways[i].how, c.msg);
+		if (st)
+			continue;
+		CHECK(c.stats.string_texts == ACROSS_DUMPS && c.stats.unresolved_strings == ACROSS_WAITING,
+		      "late-across-dumps, %s: %llu texts and %llu without, expected %u and %u", ways[i].how,
+		      (unsigned long long)c.stats.string_texts, (unsigned long long)c.stats.unresolved_strings,
+		      ACROSS_DUMPS, ACROSS_WAITING);
+		CHECK(walk > 0 && walk <= 2 * (ACROSS_WAITING + ACROSS_DUMPS),
+		      "late-across-dumps, %s: late Strings looked at %llu times for %u", ways[i].how,
+		      (unsigned long long)walk, ACROSS_WAITING + ACROSS_DUMPS);
+	}
+	unlink(out);
 }
 
 /* For a conversion through a FIFO in dir: its path, the output's, and
@@ -2654,6 +2716,7 @@ static const struct {
 	{ "two-dumps-late", check_two_dumps_late },
 	{ "string-guess", check_string_guess },
 	{ "many-arrays", check_many_arrays },
+	{ "late-across-dumps", check_late_across_dumps },
 	{ "late-big", check_late_big },
 	{ "superclass-cycle", check_superclass_cycle },
 	{ "all-records", check_all_records },
@@ -2828,6 +2891,8 @@ static void test_scenario(const char *name, const char *file, const char *outdir
 			check_salvage_in_place(dir, data, size);
 		if (!strcmp(name, "two-dumps-late"))
 			check_two_dumps_late_spool(dir, data, size);
+		if (!strcmp(name, "late-across-dumps"))
+			check_late_across_dumps_walk(dir, data, size);
 		/* Through a FIFO, a stream of unknown size that cannot be read
 		 * twice (as stdin and gzip are): the same records. */
 		char fifo[1200], fv[1200];

@@ -343,6 +343,9 @@ extern size_t hf_hprof_test_sniff_window;
  * record at a time, and fails at record hf_hprof_test_pf_fail (from 1). */
 extern size_t hf_hprof_test_pf_batch;
 extern uint64_t hf_hprof_test_pf_fail;
+/* Tests (hprof.c): late Strings looked at by the passes, all runs together
+ * (each at most twice a pass: see resolve_late). */
+extern uint64_t hf_hprof_test_late_walk;
 /* Tests (hprof.c): when set, a write that would take a pipe's text spool
  * past this many bytes fails, as a full disk would make it. */
 extern uint64_t hf_hprof_test_spool_limit;
