@@ -2911,7 +2911,11 @@ static hf_status dump_close(reader *r)
 	    (st = finish_chain_without_text(r, (uint32_t)r->pending_map.empty_key_val)))
 		return st;
 	hf_map_free(&r->pending_map);
-	filter_clear(r->pending_bits);
+	/* (Only when a String waited in this dump: clearing the 1 MiB filter at
+	 * every end of a dump took 97 % of the time of a file of 100,000 small
+	 * dumps, 2.7 MB: 6.3 s.) */
+	if (r->pending_puts)
+		filter_clear(r->pending_bits);
 	r->pending_puts = 0;
 	/* Cached arrays belong to this dump: a later dump may reuse their ids. */
 	cache_clear(r);
