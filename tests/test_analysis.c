@@ -685,6 +685,58 @@ static void test_two_dumps(const char *tmp)
 	unlink(path);
 }
 
+/* More dumps than the analysis reads by scans (analysis.c, AN_SCAN_DUMPS):
+ * 40 dumps of random graphs with class references, each analysed apart,
+ * through the indexes by dump made for the run and dropped after it. */
+static void test_many_dumps(const char *tmp)
+{
+	enum { DUMPS = 40 };
+	char path[512];
+	snprintf(path, sizeof path, "%s/analysis-many-dumps.db", tmp);
+	graph g[DUMPS];
+	for (uint32_t d = 0; d < DUMPS; d++) {
+		uint32_t n = 20 + rnd(80), m = n * (1 + rnd(3));
+		g_init(&g[d], n);
+		for (uint32_t r = 0, nr = 1 + rnd(4); r < nr; r++)
+			g_root(&g[d], rnd(n));
+		for (uint32_t e = 0; e < m; e++) {
+			uint32_t a = rnd(n), b = rnd(6) ? (a + 1 + rnd(4)) % n : rnd(n);
+			g_edge(&g[d], a, b);
+		}
+		for (uint32_t i = 0; i < n / 8; i++)
+			g[d].cls[rnd(n)] = rnd(n);
+	}
+	hf_sink *s = open_db(path, 1);
+	if (!s)
+		return;
+	hf_error err;
+	for (uint32_t d = 0; d < DUMPS; d++)
+		g_write(s, &g[d], d, &err);
+	if (!close_db(s))
+		return;
+	for (uint32_t d = 0; d < DUMPS; d++) {
+		expect x;
+		reference(&g[d], &x);
+		char what[64];
+		snprintf(what, sizeof what, "many dumps: dump %u", d);
+		compare(path, &g[d], &x, d, what);
+		x_free(&x);
+		g_free(&g[d]);
+	}
+	sqlite3 *db;
+	sqlite3_open(path, &db);
+	sqlite3_stmt *st;
+	sqlite3_prepare_v2(db, "SELECT (SELECT count(*) FROM dump_analysis),"
+	                       " (SELECT count(*) FROM sqlite_master WHERE name LIKE 'heapfmt_analysis%')",
+	                   -1, &st, NULL);
+	sqlite3_step(st);
+	CHECK_EQ_U(sqlite3_column_int64(st, 0), DUMPS, "many dumps: dump_analysis rows");
+	CHECK_EQ_U(sqlite3_column_int64(st, 1), 0, "many dumps: the indexes by dump dropped");
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	unlink(path);
+}
+
 static char *analysis_text(const char *path);
 
 /* A chain of a million links from one root (a depth-first search a
@@ -1061,6 +1113,7 @@ int main(int argc, char **argv)
 	test_referent(argv[2], 0);   /* kinds and names read with every edge */
 	test_referent(argv[2], 40);  /* the Reference instance's edges read by key */
 	test_two_dumps(argv[2]);
+	test_many_dumps(argv[2]);
 	test_id_signs(argv[2]);
 	test_graph_paths(argv[2]);
 	test_long_chain(argv[2]);

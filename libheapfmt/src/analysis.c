@@ -138,6 +138,7 @@ typedef struct an {
 	hf_bigmem *bm;           /* where the arrays come from */
 	FILE *park;              /* with the graph: (id, size) of the objects in order */
 	bool presorted;          /* node_analysis and its index filled through imposters */
+	bool by_dump;            /* the tables read through the indexes by dump (dump_indexes) */
 	hf_analysis_beside beside;   /* see hf_analysis_run_beside; NULL once called */
 	void *beside_ctx;
 } an;
@@ -239,12 +240,47 @@ static uint32_t an_find(const an *a, int64_t id)
 /* Reads the ids and class ids of the dump's objects.  With *dump < 0 the
  * dump is the first one met, and every other dump number is added to
  * others (sorted, without repeats). */
+/*
+ * The dumps after the first are read by dump: the node, edge and root
+ * tables, keyed by object id, have no order by dump, so each was a scan of
+ * the whole table, and a file of many small dumps took dumps times objects
+ * (16,000 dumps of an array each, 432 KB, 12.6 s).  Past AN_SCAN_DUMPS
+ * other dumps, indexes by dump that hold what the analysis reads are made
+ * for the time of the run (dump_indexes) and the reads go through them.
+ * A file of a few dumps is read by scans, as before: an index costs a sort
+ * of the table and its writing, several scans' worth.
+ */
+#define AN_SCAN_DUMPS 16
+#define AN_NODE_BY_DUMP "heapfmt_analysis_node_by_dump"
+#define AN_EDGE_BY_DUMP "heapfmt_analysis_edge_by_dump"
+#define AN_ROOT_BY_DUMP "heapfmt_analysis_root_by_dump"
+#define AN_CLASS_BY_DUMP "heapfmt_analysis_class_by_dump"
+
+static const char dump_indexes_ddl[] =
+	"CREATE INDEX " AN_NODE_BY_DUMP " ON node (dump, identifier, class, size);"
+	"CREATE INDEX " AN_EDGE_BY_DUMP " ON edge (dump, source, dest, label, edgetypeid);"
+	"CREATE INDEX " AN_ROOT_BY_DUMP " ON hprof_gc_root (dump, kind, object);";
+static const char dump_indexes_drop[] =
+	"DROP INDEX IF EXISTS " AN_NODE_BY_DUMP ";"
+	"DROP INDEX IF EXISTS " AN_EDGE_BY_DUMP ";"
+	"DROP INDEX IF EXISTS " AN_ROOT_BY_DUMP ";"
+	"DROP INDEX IF EXISTS " AN_CLASS_BY_DUMP ";";
+
+static int cmp_dump(const void *x, const void *y)
+{
+	int64_t p = *(const int64_t *)x, q = *(const int64_t *)y;
+	return (p > q) - (p < q);
+}
+
 static hf_status load_nodes(an *a, int64_t **class_ids, int64_t **others, size_t *nothers,
                             size_t *cap_others, bool discover)
 {
 	sqlite3_stmt *st;
 	hf_status rc = an_prepare(a, discover
 		? "SELECT identifier, dump, class FROM node NOT INDEXED ORDER BY identifier, dump"
+		: a->by_dump
+		? "SELECT identifier, dump, class FROM node INDEXED BY " AN_NODE_BY_DUMP " WHERE dump = ?1"
+		  " ORDER BY identifier"
 		: "SELECT identifier, dump, class FROM node NOT INDEXED WHERE dump = ?1"
 		  " ORDER BY identifier, dump", &st);
 	if (rc)
@@ -252,38 +288,41 @@ static hf_status load_nodes(an *a, int64_t **class_ids, int64_t **others, size_t
 	if (!discover)
 		sqlite3_bind_int64(st, 1, a->dump);
 	size_t cap = 0, ccap = 0;
+	/* The other dumps met, once each (sorted at the end). */
+	hf_map seen;
+	hf_map_init(&seen);
 	int step;
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t id = sqlite3_column_int64(st, 0), dump = sqlite3_column_int64(st, 1);
 		if (discover && a->dump < 0)
 			a->dump = dump;
 		if (dump != a->dump) {
-			size_t i = 0;
-			while (i < *nothers && (*others)[i] < dump)
-				i++;
-			if (i < *nothers && (*others)[i] == dump)
+			if (hf_map_get(&seen, (uint64_t)dump))
 				continue;
-			if (!an_grow(a, others, cap_others, *nothers + 1, sizeof **others)) {
+			if (!hf_map_put(&seen, (uint64_t)dump, 1) ||
+			    !an_grow(a, others, cap_others, *nothers + 1, sizeof **others)) {
+				hf_map_free(&seen);
 				sqlite3_finalize(st);
 				return an_nomem(a);
 			}
-			memmove(*others + i + 1, *others + i, (*nothers - i) * sizeof **others);
-			(*others)[i] = dump;
-			(*nothers)++;
+			(*others)[(*nothers)++] = dump;
 			continue;
 		}
 		if (a->n >= MAX_NODES) {
+			hf_map_free(&seen);
 			sqlite3_finalize(st);
 			return hf_error_set(a->err, HF_ERR_LIMIT, "analysis: more than %u objects in dump %lld",
 			                    MAX_NODES, (long long)a->dump);
 		}
 		if (a->n && id <= a->ids[a->n - 1]) {
+			hf_map_free(&seen);
 			sqlite3_finalize(st);
 			return hf_error_set(a->err, HF_ERR_FORMAT,
 			                    "analysis: the node table is not in key order");
 		}
 		if (!an_grow(a, &a->ids, &cap, (size_t)a->n + 1, sizeof *a->ids) ||
 		    !an_grow(a, class_ids, &ccap, (size_t)a->n + 1, sizeof **class_ids)) {
+			hf_map_free(&seen);
 			sqlite3_finalize(st);
 			return an_nomem(a);
 		}
@@ -291,9 +330,12 @@ static hf_status load_nodes(an *a, int64_t **class_ids, int64_t **others, size_t
 		(*class_ids)[a->n] = sqlite3_column_int64(st, 2);
 		a->n++;
 	}
+	hf_map_free(&seen);
 	sqlite3_finalize(st);
 	if (step != SQLITE_DONE)
 		return an_sqlfail(a, "reading node");
+	if (discover && *nothers)
+		qsort(*others, *nothers, sizeof **others, cmp_dump);
 	/* Keep exactly n of each (the growth left room). */
 	a->mem -= (cap - a->n) * sizeof *a->ids + (ccap - a->n) * sizeof **class_ids;
 	if (a->n) {
@@ -370,8 +412,10 @@ static hf_status read_roots(an *a, int64_t **ids, size_t *n, size_t *cap)
 	/* Dalvik's UNREACHABLE (0x90) marks an object its collector found
 	 * unreachable (it is dumped with the roots' sub-records, but holds
 	 * nothing alive): not a root. */
-	hf_status rc = an_prepare(a, "SELECT object FROM hprof_gc_root WHERE dump = ?1"
-	                             " AND kind IS NOT 'UNREACHABLE'", &st);
+	hf_status rc = an_prepare(a, a->by_dump
+		? "SELECT object FROM hprof_gc_root INDEXED BY " AN_ROOT_BY_DUMP " WHERE dump = ?1"
+		  " AND kind IS NOT 'UNREACHABLE'"
+		: "SELECT object FROM hprof_gc_root WHERE dump = ?1 AND kind IS NOT 'UNREACHABLE'", &st);
 	if (rc)
 		return rc;
 	sqlite3_bind_int64(st, 1, a->dump);
@@ -424,10 +468,14 @@ static hf_status load_reference_classes(an *a, int64_t **refs, size_t *nrefs, in
 	if (!table_exists(a->db, "node_class"))
 		return HF_OK;
 	sqlite3_stmt *st;
-	hf_status rc = an_prepare(a,
-		"SELECT c.node_identifier, c.super, s.data = 'java.lang.ref.Reference'"
-		" FROM node_class AS c LEFT JOIN strings AS s ON s.stringid = c.java_name"
-		" WHERE c.dump = ?1 ORDER BY c.node_identifier", &st);
+	hf_status rc = an_prepare(a, a->by_dump
+		? "SELECT c.node_identifier, c.super, s.data = 'java.lang.ref.Reference'"
+		  " FROM node_class AS c INDEXED BY " AN_CLASS_BY_DUMP
+		  " LEFT JOIN strings AS s ON s.stringid = c.java_name"
+		  " WHERE c.dump = ?1 ORDER BY c.node_identifier"
+		: "SELECT c.node_identifier, c.super, s.data = 'java.lang.ref.Reference'"
+		  " FROM node_class AS c LEFT JOIN strings AS s ON s.stringid = c.java_name"
+		  " WHERE c.dump = ?1 ORDER BY c.node_identifier", &st);
 	if (rc)
 		return rc;
 	sqlite3_bind_int64(st, 1, a->dump);
@@ -632,7 +680,12 @@ static hf_status load_edges(an *a, const uint32_t *class_of, const uint8_t *ref_
 	 * name matter, are read again with them, by key. */
 	bool wide = nlabels && nrefobjs > a->n / REF_BY_KEY;
 	sqlite3_stmt *st, *own = NULL;
-	hf_status rc = an_prepare(a, wide
+	hf_status rc = an_prepare(a, a->by_dump
+		? (wide ? "SELECT source, dest, label, edgetypeid FROM edge INDEXED BY " AN_EDGE_BY_DUMP
+		          " WHERE dump = ?1 ORDER BY source"
+		        : "SELECT source, dest FROM edge INDEXED BY " AN_EDGE_BY_DUMP
+		          " WHERE dump = ?1 ORDER BY source")
+		: wide
 		? "SELECT source, dest, label, edgetypeid FROM edge NOT INDEXED WHERE dump = ?1"
 		  " ORDER BY source"
 		: "SELECT source, dest FROM edge NOT INDEXED WHERE dump = ?1"
@@ -1181,8 +1234,11 @@ static hf_status write_results(an *a)
 		if ((rc = unpark(a, ret)))
 			goto out;
 	} else {
-		if ((rc = an_prepare(a, "SELECT identifier, size FROM node NOT INDEXED WHERE dump = ?1"
-		                        " ORDER BY identifier, dump", &st)))
+		if ((rc = an_prepare(a, a->by_dump
+			? "SELECT identifier, size FROM node INDEXED BY " AN_NODE_BY_DUMP " WHERE dump = ?1"
+			  " ORDER BY identifier"
+			: "SELECT identifier, size FROM node NOT INDEXED WHERE dump = ?1"
+			  " ORDER BY identifier, dump", &st)))
 			goto out;
 		sqlite3_bind_int64(st, 1, a->dump);
 		uint32_t i = 0;
@@ -1492,6 +1548,23 @@ void hf_analysis_options_init(hf_analysis_options *opt)
 	memset(opt, 0, sizeof *opt);
 }
 
+/* The indexes by dump (see AN_SCAN_DUMPS), node_class's where there is one. */
+static hf_status dump_indexes(sqlite3 *db, hf_error *err)
+{
+	char *msg = NULL;
+	/* (Left by a run that was killed, the same indexes are made again.) */
+	if (sqlite3_exec(db, dump_indexes_drop, NULL, NULL, &msg) != SQLITE_OK ||
+	    sqlite3_exec(db, dump_indexes_ddl, NULL, NULL, &msg) != SQLITE_OK ||
+	    (table_exists(db, "node_class") &&
+	     sqlite3_exec(db, "CREATE INDEX " AN_CLASS_BY_DUMP " ON node_class (dump, node_identifier, super, java_name)",
+	                  NULL, NULL, &msg) != SQLITE_OK)) {
+		hf_status st = hf_error_set(err, HF_ERR_IO, "analysis: SQLite: %s", msg ? msg : "error");
+		sqlite3_free(msg);
+		return st;
+	}
+	return HF_OK;
+}
+
 static void add_stats(hf_analysis_stats *s, const an *a)
 {
 	s->dumps++;
@@ -1569,6 +1642,7 @@ hf_status hf_analysis_run_beside(sqlite3 *db, const hf_analysis_options *opt,
 	int64_t *others = NULL;
 	size_t nothers = 0, cap_others = 0, done = 0;
 	hf_status rc = HF_OK;
+	bool by_dump = false;
 	for (bool first = true; !rc; first = false) {
 		an a;
 		memset(&a, 0, sizeof a);
@@ -1584,6 +1658,12 @@ hf_status hf_analysis_run_beside(sqlite3 *db, const hf_analysis_options *opt,
 		} else {
 			if (done == nothers)
 				break;
+			if (!done && nothers > AN_SCAN_DUMPS) {
+				by_dump = true; /* (dropped at the end, made or not) */
+				if ((rc = dump_indexes(db, err)))
+					break;
+			}
+			a.by_dump = by_dump;
 			a.dump = others[done++];
 		}
 		rc = analyse_dump(&a, &others, &nothers, &cap_others, first);
@@ -1595,6 +1675,10 @@ hf_status hf_analysis_run_beside(sqlite3 *db, const hf_analysis_options *opt,
 	}
 	hf_bigmem_release(bm, others);
 	hf_bigmem_free(bm);
+	if (by_dump && sqlite3_exec(db, dump_indexes_drop, NULL, NULL, &msg) != SQLITE_OK && !rc) {
+		rc = hf_error_set(err, HF_ERR_IO, "analysis: SQLite: %s", msg ? msg : "error");
+		sqlite3_free(msg);
+	}
 	if (index_made)
 		hf_imposters_close(db);
 	else if (!rc && !o.no_index && sqlite3_exec(db, analysis_indexes, NULL, NULL, &msg) != SQLITE_OK) {
