@@ -250,6 +250,7 @@ typedef struct reader {
 	uint32_t late_dead;  /* late Strings the pass has gone by, to be written
 	                        without text at its end (UINT32_MAX: none) */
 	int late_unsorted;   /* late_map may have chains out of dump order */
+	uint64_t late_walk;  /* late Strings looked at (hf_hprof_test_late_walk) */
 	int rescan;          /* second pass: only resolving late Strings */
 	pending_string *pending;
 	size_t npending, cappending, pending_free; /* free list head (UINT32_MAX none) */
@@ -1998,13 +1999,14 @@ static hf_status parked_load(reader *r, uint64_t off, pending_string *ps)
 }
 
 /*
- * Loads parked Strings for the next pass.  Only each one's array id and
- * place in the park file is kept (16 bytes, against some 130 for a String
- * waiting in memory), sorted by array id: no map, and as arrays come in id
- * order the next one is looked for from where the last was found.  The
- * passes need no array cache (freed before them), so a pass takes
- * LATE_REFS_PER_WAIT times string_wait Strings in about the memory the first
- * pass had for the cache and its waiting Strings: on the 5 GB benchmark
+ * Loads parked Strings for the next pass.  Only each one's array id, dump
+ * and place in the park file is kept (24 bytes, against some 130 for a
+ * String waiting in memory), sorted by array id and dump: no map, and as
+ * arrays come in id order the next one is looked for from where the last was
+ * found.  The passes need no array cache (freed before them), so a pass
+ * takes LATE_REFS_PER_WAIT times string_wait Strings (48 MiB of refs at the
+ * default) in about the memory the first pass had for the cache (its 32 MiB
+ * ring and 16 MiB table) and its waiting Strings: on the 5 GB benchmark
  * dump 1.6 M parked Strings took 7 passes over the input before, 1 now.  A
  * String is read back from the park file when its array comes.
  */
@@ -2159,7 +2161,7 @@ static hf_status resolve_refs(reader *r, uint64_t id, unsigned type, const uint8
 	if (i == SIZE_MAX)
 		return HF_OK;
 	for (; i < r->nrefs && r->refs[i].array == id && r->refs[i].dump == r->dump; i++) {
-		hf_hprof_test_late_walk++;
+		r->late_walk++;
 		if (r->refs[i].off & REF_DONE)
 			continue;
 		pending_string ps;
@@ -2222,7 +2224,7 @@ static hf_status resolve_late(reader *r, uint64_t id, unsigned type, const uint8
 		r->pending[ix].next = r->late_dead;
 		r->late_dead = ix;
 		ix = next;
-		hf_hprof_test_late_walk++;
+		r->late_walk++;
 	}
 	hf_status st = HF_OK;
 	while (!st && ix != UINT32_MAX && r->pending[ix].dump == r->dump) {
@@ -2231,7 +2233,7 @@ static hf_status resolve_late(reader *r, uint64_t id, unsigned type, const uint8
 		st = decode_text(r, ps, type, data, len);
 		if (!st)
 			st = finish_pending(r, ps, 1);
-		hf_hprof_test_late_walk++;
+		r->late_walk++;
 	}
 	if (ix == UINT32_MAX)
 		hf_map_remove(&r->late_map, id);
@@ -4751,7 +4753,7 @@ static hf_status pf_gather(reader *r, pf_cursor *c, pf_batch *b)
 			uint64_t id = r->tix_buf[c->i].id;
 			uint32_t dump = (uint32_t)(r->tix_buf[c->i].at & 0x7FFF);
 			if (c->ref < r->nrefs && r->refs[c->ref].array == id && r->refs[c->ref].dump == dump) {
-				hf_hprof_test_late_walk++;
+				r->late_walk++;
 				if (!(r->refs[c->ref].off & REF_DONE)) {
 					pf_item *it = &b->item[b->n++];
 					it->e = r->tix_buf[c->i];
@@ -5159,6 +5161,8 @@ hf_status hf_hprof_read(hf_input *in, hf_sink *sink, const hf_hprof_options *opt
 		goto out;
 	st = trailer(r);
 out:
+	/* (Counted by the reader, added once: readers may run on threads.) */
+	__atomic_fetch_add(&hf_hprof_test_late_walk, r->late_walk, __ATOMIC_RELAXED);
 	if (r->spool_file)
 		fclose(r->spool_file);
 	if (r->park_file)
