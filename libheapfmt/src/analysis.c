@@ -237,9 +237,6 @@ static uint32_t an_find(const an *a, int64_t id)
 
 /* ---- loading ------------------------------------------------------------ */
 
-/* Reads the ids and class ids of the dump's objects.  With *dump < 0 the
- * dump is the first one met, and every other dump number is added to
- * others (sorted, without repeats). */
 /*
  * The dumps after the first are read by dump: the node, edge and root
  * tables, keyed by object id, have no order by dump, so each was a scan of
@@ -266,12 +263,15 @@ static const char dump_indexes_drop[] =
 	"DROP INDEX IF EXISTS " AN_ROOT_BY_DUMP ";"
 	"DROP INDEX IF EXISTS " AN_CLASS_BY_DUMP ";";
 
-static int cmp_dump(const void *x, const void *y)
+static int cmp_i64(const void *x, const void *y)
 {
-	int64_t p = *(const int64_t *)x, q = *(const int64_t *)y;
-	return (p > q) - (p < q);
+	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+	return a < b ? -1 : a > b;
 }
 
+/* Reads the ids and class ids of the dump's objects.  With *dump < 0 the
+ * dump is the first one met, and every other dump number is added to
+ * others (sorted, without repeats). */
 static hf_status load_nodes(an *a, int64_t **class_ids, int64_t **others, size_t *nothers,
                             size_t *cap_others, bool discover)
 {
@@ -335,7 +335,7 @@ static hf_status load_nodes(an *a, int64_t **class_ids, int64_t **others, size_t
 	if (step != SQLITE_DONE)
 		return an_sqlfail(a, "reading node");
 	if (discover && *nothers)
-		qsort(*others, *nothers, sizeof **others, cmp_dump);
+		qsort(*others, *nothers, sizeof **others, cmp_i64);
 	/* Keep exactly n of each (the growth left room). */
 	a->mem -= (cap - a->n) * sizeof *a->ids + (ccap - a->n) * sizeof **class_ids;
 	if (a->n) {
@@ -451,12 +451,6 @@ static hf_status map_roots(an *a, const int64_t *ids, size_t n, uint8_t *root_bi
 		a->roots[a->nroots++] = i;
 	}
 	return HF_OK;
-}
-
-static int cmp_i64(const void *x, const void *y)
-{
-	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
-	return a < b ? -1 : a > b;
 }
 
 /* The classes of the dump that are java.lang.ref.Reference or extend it

@@ -2194,6 +2194,8 @@ static hf_status resolve_pending(reader *r, uint64_t id, unsigned type, const ui
 	return HF_OK;
 }
 
+uint64_t hf_hprof_test_late_walk;
+
 /*
  * Second pass: a char[] or byte[] some Strings of this dump still wait for.
  * The passes meet the arrays in the order of the dumps, and each chain of
@@ -2207,8 +2209,6 @@ static hf_status resolve_pending(reader *r, uint64_t id, unsigned type, const ui
  * (2.6 MB) took 13.5 s, and with parked Strings, 300,000 and 3,000 dumps
  * (6.6 MB) 223 s (each of their records read again for every array).
  */
-uint64_t hf_hprof_test_late_walk;
-
 static hf_status resolve_late(reader *r, uint64_t id, unsigned type, const uint8_t *data,
                               uint64_t len)
 {
@@ -4288,6 +4288,8 @@ typedef struct tix_entry {
 	uint64_t at; /* sub-record offset << 16 | in a HEAP DUMP SEGMENT << 15 | dump */
 } tix_entry;
 
+static inline uint32_t tix_dump(const tix_entry *e) { return (uint32_t)(e->at & 0x7FFF); }
+
 #define TIX_BUF 4096 /* entries */
 
 /* Tests: 1 makes the passes read the whole input again, as without an index. */
@@ -4496,7 +4498,7 @@ static bool chunk_find(reader *r, size_t c, uint64_t id, tix_entry *e)
 		n = r->chunk_n;
 	}
 	for (size_t i = 0; i < n; i++)
-		if (ents[i].id == id && (ents[i].at & 0x7FFF) == (r->dump & 0x7FFF) &&
+		if (ents[i].id == id && tix_dump(&ents[i]) == (r->dump & 0x7FFF) &&
 		    first + i >= r->tix_dump_first) {
 			*e = ents[i];
 			return true;
@@ -4633,7 +4635,7 @@ static hf_status tix_resolve(reader *r, const tix_entry *e)
 	hf_status st = tix_read_array(r, e, &t, &data, &count);
 	if (st || !data)
 		return st;
-	r->dump = (uint32_t)(e->at & 0x7FFF);
+	r->dump = tix_dump(e);
 	return resolve_late(r, e->id, t, data, count);
 }
 
@@ -4751,8 +4753,8 @@ static hf_status pf_gather(reader *r, pf_cursor *c, pf_batch *b)
 	while (b->n < cap && !c->end) {
 		if (c->ref != SIZE_MAX) {
 			uint64_t id = r->tix_buf[c->i].id;
-			uint32_t dump = (uint32_t)(r->tix_buf[c->i].at & 0x7FFF);
-			if (c->ref < r->nrefs && r->refs[c->ref].array == id && r->refs[c->ref].dump == dump) {
+			if (c->ref < r->nrefs && r->refs[c->ref].array == id &&
+			    r->refs[c->ref].dump == tix_dump(&r->tix_buf[c->i])) {
 				r->late_walk++;
 				if (!(r->refs[c->ref].off & REF_DONE)) {
 					pf_item *it = &b->item[b->n++];
@@ -4783,7 +4785,7 @@ static hf_status pf_gather(reader *r, pf_cursor *c, pf_batch *b)
 		uint64_t id = r->tix_buf[c->i].id;
 		size_t k;
 		if (filter_may_have(r, r->late_bits, id) &&
-		    (k = ref_find(r, id, (uint32_t)(r->tix_buf[c->i].at & 0x7FFF))) != SIZE_MAX)
+		    (k = ref_find(r, id, tix_dump(&r->tix_buf[c->i]))) != SIZE_MAX)
 			c->ref = k;
 		else
 			c->i++;
@@ -4807,7 +4809,7 @@ static hf_status pf_resolve(reader *r, const pf_batch *b)
 		hf_status st = tix_read_array(r, &it->e, &t, &data, &count);
 		if (st)
 			return st;
-		r->dump = (uint32_t)(it->e.at & 0x7FFF);
+		r->dump = tix_dump(&it->e);
 		if (i >= fl->at) {
 			errno = fl->err ? fl->err : EIO;
 			return park_io(r);
