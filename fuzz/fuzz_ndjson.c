@@ -2,8 +2,11 @@
  * libFuzzer harness: the NDJSON reader (ndjson_reader.c) on arbitrary bytes,
  * twice: through jansson alone, and with every array or object of 1 to 8
  * bytes or more checked by hf_json_check and left out of jansson's parse
- * (the path of large values, hf_ndjson_test_big_value).  Aborts when
- *  - the two verdicts differ, or the records they pass differ in number;
+ * (the path of large values, hf_ndjson_test_big_value), where the pairs no
+ * record reads are left out too; --ignore-unknown-keys when the input's
+ * size has bit 4 set.  Aborts when
+ *  - the two verdicts differ, or the records they pass, or the keys they
+ *    ignore, differ in number;
  *  - a json value passed on is not JSON to jansson;
  *  - a failure carries no message or an input error no offset.
  */
@@ -92,6 +95,9 @@ static const hf_sink_ops ops = { s_meta, s_declare, s_string, s_node, s_edge, s_
 
 static hf_status run(const uint8_t *data, size_t size, size_t big, hf_read_stats *st, hf_error *err)
 {
+	hf_ndjson_read_options opt;
+	hf_ndjson_read_options_init(&opt);
+	opt.ignore_unknown_keys = (size & 16) != 0;
 	hf_ndjson_test_big_value = big;
 	hf_sink sink;
 	memset(&sink, 0, sizeof sink);
@@ -100,7 +106,7 @@ static hf_status run(const uint8_t *data, size_t size, size_t big, hf_read_stats
 	memset(st, 0, sizeof *st); /* (an input the input layer refuses: zstd, bzip2, xz) */
 	hf_status s = hf_input_open_memory(&in, data, size, err);
 	if (!s)
-		s = hf_ndjson_read(in, &sink, NULL, st, err);
+		s = hf_ndjson_read(in, &sink, &opt, st, err);
 	hf_input_close(in);
 	hf_ndjson_test_big_value = 0;
 	if (s) {
@@ -118,6 +124,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	hf_status sb = run(data, size, 1 + size % 8, &b, &eb);
 	need(sa == sb);
 	need(a.lines == b.lines && a.nodes == b.nodes && a.edges == b.edges && a.strings == b.strings &&
-	     a.records == b.records && a.types == b.types && a.metadata == b.metadata);
+	     a.records == b.records && a.types == b.types && a.metadata == b.metadata &&
+	     (sa || a.unknown_keys == b.unknown_keys));
 	return 0;
 }

@@ -140,6 +140,17 @@ typedef struct reader {
 	size_t nkv, capkv;
 	kv **byname;         /* the kvs by key (index_keys), for a line of many keys */
 	size_t capbyname;
+	/* A long line's keys that no record reads (see scan_line): not in kvs
+	 * nor in jansson's parse, 16 bytes each. */
+	hf_map known;        /* key_hash of every key a record reads: fixed_keys, declared fields */
+	struct unk_key {
+		uint64_t hash;   /* key_hash */
+		size_t at;       /* the key's opening quote, in the line */
+	} *unk;
+	size_t nunk, capunk;
+	size_t unk_first;    /* unk's first key as the line has it (unk is sorted by index_keys) */
+	const char *cur, *cur_end; /* the line scan_line read */
+	hf_buf keytext[2];   /* keys decoded to compare or name them */
 	char **keys;         /* keys that needed unescaping, freed per line */
 	size_t nkeys, capkeys;
 	hf_value *vals;
@@ -308,6 +319,19 @@ static const char *skip_value(const char *p, const char *e)
 	return p;
 }
 
+/* An array of *cap elements of size bytes, doubled (or of first), or
+ * NULL when out of memory (p is then unchanged). */
+static void *grow(void *p, size_t *cap, size_t size, size_t first)
+{
+	size_t nc = *cap ? *cap * 2 : first;
+	if (nc > SIZE_MAX / size)
+		return NULL;
+	void *n = realloc(p, nc * size);
+	if (n)
+		*cap = nc;
+	return n;
+}
+
 static hf_status add_key(reader *r, const char *raw, size_t rawlen, const char **k, size_t *kl)
 {
 	if (!memchr(raw, '\\', rawlen)) {
@@ -323,10 +347,11 @@ static hf_status add_key(reader *r, const char *raw, size_t rawlen, const char *
 		return fail(r, HF_ERR_FORMAT, "cannot decode a key");
 	}
 	size_t n = json_string_length(s);
-	char *c = malloc(n + 1);
-	if (!c || (r->nkeys == r->capkeys &&
-	           !(r->keys = realloc(r->keys, (r->capkeys = r->capkeys * 2 + 8) * sizeof *r->keys)))) {
-		free(c);
+	char **keys = r->nkeys < r->capkeys ? r->keys : grow(r->keys, &r->capkeys, sizeof *keys, 8);
+	if (keys)
+		r->keys = keys;
+	char *c = keys ? malloc(n + 1) : NULL;
+	if (!c) {
 		json_decref(s);
 		return nomem(r);
 	}
@@ -336,6 +361,109 @@ static hf_status add_key(reader *r, const char *raw, size_t rawlen, const char *
 	*k = c;
 	*kl = n;
 	return HF_OK;
+}
+
+/* The keys records read besides their declared fields (do_line, declare,
+ * parse_fields' "fields"): with the declared fields' names, the keys of
+ * r->known.  A key of a long line that is none of them is no record's. */
+static const char *const fixed_keys[] = { "record", "subtype", "identifier", "dump", "class", "size",
+	"heap", "source", "dest", "label", "id", "data", "key", "value", "name", "table", "doc",
+	"fields", NULL };
+
+static uint64_t key_hash(const reader *r, const char *k, size_t n)
+{
+	/* FNV-1a from a random start, as name_hash: no input can choose keys
+	 * that collide. */
+	return hf_fnv1a(HF_FNV_BASIS ^ r->hash_seed ^ 0x6b6579ULL, k, n);
+}
+
+static bool know_key(reader *r, const char *k)
+{
+	return hf_map_put(&r->known, key_hash(r, k, strlen(k)), 1);
+}
+
+/* The key p[0..q) (quotes included) as text, decoded into b when escaped:
+ * 0, or -1 when jansson would refuse it as a key (not a JSON string, or
+ * U+0000 in it) with *bad its first bad byte's place from p, or -2 when
+ * out of memory. */
+static int decode_key(const char *p, const char *q, hf_buf *b, const char **k, size_t *kl, size_t *bad)
+{
+	*bad = 0;
+	if (!memchr(p + 1, '\\', (size_t)(q - p - 1))) {
+		if (!hf_json_check(p, (size_t)(q - p), 1, bad))
+			return -1;
+		*k = p + 1;
+		*kl = (size_t)(q - p - 2);
+		return 0;
+	}
+	json_error_t je;
+	json_t *s = json_loadb(p, (size_t)(q - p), JSON_DECODE_ANY | JSON_ALLOW_NUL, &je);
+	if (!json_is_string(s)) {
+		json_decref(s);
+		if (hf_json_check(p, (size_t)(q - p), 1, bad))
+			*bad = 0;
+		return -1;
+	}
+	size_t n = json_string_length(s);
+	hf_buf_reset(b);
+	bool ok = hf_buf_append(b, json_string_value(s), n);
+	json_decref(s);
+	if (!ok)
+		return -2;
+	*k = (const char *)b->data;
+	*kl = n;
+	return memchr(*k, 0, n) ? -1 : 0;
+}
+
+/* The key of r->cur (the line) whose opening quote is at at, decoded into
+ * keytext[which]; it was checked when read. */
+static void key_of(reader *r, size_t at, int which, const char **k, size_t *kl)
+{
+	const char *p = r->cur + at, *q = skip_string(p, r->cur_end);
+	size_t bad;
+	if (!q || decode_key(p, q, &r->keytext[which], k, kl, &bad)) {
+		*k = "?";
+		*kl = 1;
+	}
+}
+
+static int unk_cmp(const void *a, const void *b)
+{
+	const struct unk_key *x = a, *y = b;
+	if (x->hash != y->hash)
+		return x->hash < y->hash ? -1 : 1;
+	return (x->at > y->at) - (x->at < y->at);
+}
+
+/* Of the keys in unk, the place of the one whose second appearance comes
+ * first in the line, or SIZE_MAX.  Sorted by hash and place, a key's
+ * appearances are a run, or part of one (keys of one hash): the first of a
+ * run's entries equal to an earlier one of it.  Only keys of one hash that
+ * differ are compared in pairs, and no input can choose those. */
+static size_t unk_twice(reader *r)
+{
+	size_t best = SIZE_MAX;
+	if (r->nunk < 2)
+		return best;
+	qsort(r->unk, r->nunk, sizeof *r->unk, unk_cmp);
+	for (size_t i = 0, j; i < r->nunk; i = j) {
+		for (j = i + 1; j < r->nunk && r->unk[j].hash == r->unk[i].hash; j++)
+			;
+		bool found = false;
+		for (size_t a = i + 1; a < j && !found; a++)
+			for (size_t b = i; b < a && !found; b++) {
+				const char *ka, *kb;
+				size_t la, lb;
+				key_of(r, r->unk[a].at, 0, &ka, &la);
+				key_of(r, r->unk[b].at, 1, &kb, &lb);
+				if (la == lb && !memcmp(ka, kb, la)) {
+					found = true;
+					if (r->unk[a].at < best)
+						best = r->unk[a].at;
+				}
+			}
+	}
+	return best;
 }
 
 /* Up to this many keys a line's keys are compared and found one by one:
@@ -358,10 +486,11 @@ static int byname_cmp(const void *a, const void *b)
 	return c ? c : (x > y) - (x < y);
 }
 
-/* A key twice is an error; a line of many keys gets them sorted (byname),
- * so that neither this check nor find() takes time in the square of the
- * keys (a line of 64 KiB holds 8,000 of them, one of 1 GiB a hundred
- * million). */
+/* A key twice is an error; a line of many keys gets them sorted (byname,
+ * and unk by unk_twice), so that neither this check nor find() takes time
+ * in the square of the keys (a line of 64 KiB holds 8,000 of them, one of
+ * 1 GiB a hundred million).  Named is the key whose second appearance comes
+ * first in the line, as comparing each key with those before it would. */
 static hf_status index_keys(reader *r)
 {
 	const kv *dup = NULL;
@@ -389,57 +518,152 @@ static hf_status index_keys(reader *r)
 			    (i < 2 || key_order(r->byname[i - 2], r->byname[i])) && (!dup || r->byname[i] < dup))
 				dup = r->byname[i];
 	}
+	size_t u = unk_twice(r);
+	if (u != SIZE_MAX && (!dup || u < (size_t)(dup->v - r->cur))) {
+		const char *k;
+		size_t kl;
+		key_of(r, u, 0, &k, &kl);
+		return fail(r, HF_ERR_FORMAT, "key \"%.*s\" appears twice", (int)(kl > 60 ? 60 : kl), k);
+	}
 	if (dup)
 		return fail(r, HF_ERR_FORMAT, "key \"%.*s\" appears twice", (int)(dup->kl > 60 ? 60 : dup->kl), dup->k);
 	return HF_OK;
 }
 
-static hf_status scan_line(reader *r, const char *line, size_t len)
+/* A line the scanner cannot follow: where it stops being JSON, if it does. */
+static hf_status malformed(reader *r, const char *what)
+{
+	size_t at = 0;
+	if (!hf_json_check(r->cur, (size_t)(r->cur_end - r->cur), 1, &at))
+		return fail(r, HF_ERR_FORMAT, "not JSON: invalid at byte %zu of the line", at);
+	return fail(r, HF_ERR_FORMAT, "%s", what);
+}
+
+/*
+ * Finds the raw text of each top-level value of the line (kvs).
+ *
+ * copy, for a line of big bytes or more (load_line), gets the text jansson
+ * parses instead of the line, with two kinds of values left out of it,
+ * each checked as JSON by hf_json_check here (jansson's verdict, see
+ * json_check.c): an array or object of big bytes or more, as 0 in its place
+ * (no tree of it is needed, a json field keeping its raw text), and every
+ * pair whose key no record reads, neither one of fixed_keys nor a declared
+ * field's name (r->known; a line of one record reads only its own).  Such
+ * a key goes to unk, 16 bytes with its place, for the checks of keys twice
+ * (index_keys) and of keys not declared (check_unused), and a run of such
+ * pairs becomes one "":0 (no field can be named ""), which jansson reads as
+ * nothing that is looked for.  jansson's tree costs some 150 bytes a key, and
+ * kvs another 56: a 131 MB line of 12 M keys (--ignore-unknown-keys) took
+ * ndjson2heapdb to 2.3 GB and 21 s before.  The keys read are at most the
+ * known ones: past that number in kvs, one of them is there twice.
+ */
+static hf_status scan_line(reader *r, const char *line, size_t len, hf_buf *copy, size_t big)
 {
 	const char *e = line + len;
 	const char *p = skip_ws(line, e);
+	const char *from = line; /* copy: the line's text not yet in it */
+	bool in_run = false;     /* copy: it ends with the "":0 of a run of unread pairs */
+	size_t bound = r->known.count;
 	r->nkv = 0;
+	r->nunk = 0;
+	r->cur = line;
+	r->cur_end = e;
+	if (copy)
+		hf_buf_reset(copy);
 	if (p >= e || *p != '{')
-		return fail(r, HF_ERR_FORMAT, "a line is not a JSON object");
+		return malformed(r, "a line is not a JSON object");
 	p = skip_ws(p + 1, e);
 	if (p < e && *p == '}')
 		return HF_OK;
 	for (;;) {
 		if (p >= e || *p != '"')
-			return fail(r, HF_ERR_FORMAT, "malformed object");
-		const char *q = skip_string(p, e);
+			return malformed(r, "malformed object");
+		const char *kp = p, *q = skip_string(p, e);
 		if (!q)
-			return fail(r, HF_ERR_FORMAT, "malformed object");
-		if (r->nkv == r->capkv) {
-			size_t nc = r->capkv ? r->capkv * 2 : 16;
-			kv *n = realloc(r->kvs, nc * sizeof *n);
-			if (!n)
+			return malformed(r, "malformed object");
+		const char *kq = q;
+		uint64_t h = 0;
+		bool unread = false;
+		if (copy) {
+			const char *k;
+			size_t kl, bad;
+			int d = decode_key(kp, kq, &r->keytext[0], &k, &kl, &bad);
+			if (d == -2)
 				return nomem(r);
-			r->kvs = n;
-			r->capkv = nc;
+			if (d)
+				return fail(r, HF_ERR_FORMAT, "not JSON: a key is invalid at byte %zu of the line",
+				            (size_t)(kp - line) + bad);
+			h = key_hash(r, k, kl);
+			unread = !hf_map_get(&r->known, h);
 		}
-		kv *x = &r->kvs[r->nkv];
-		hf_status s = add_key(r, p + 1, (size_t)(q - p - 2), &x->k, &x->kl);
-		if (s)
-			return s;
 		p = skip_ws(q, e);
 		if (p >= e || *p != ':')
-			return fail(r, HF_ERR_FORMAT, "malformed object");
+			return malformed(r, "malformed object");
 		p = skip_ws(p + 1, e);
-		x->v = p;
+		const char *v = p;
 		if (!(q = skip_value(p, e)))
-			return fail(r, HF_ERR_FORMAT, "malformed value");
-		x->vl = (size_t)(q - p);
-		x->used = 0;
-		r->nkv++;
+			return malformed(r, "malformed value");
+		size_t vl = (size_t)(q - v), at = 0;
+		if (copy && (unread || (vl >= big && (*v == '[' || *v == '{'))) && !hf_json_check(v, vl, 2, &at)) {
+			const char *k;
+			size_t kl, bad;
+			if (decode_key(kp, kq, &r->keytext[0], &k, &kl, &bad))
+				k = "?", kl = 1;
+			return fail(r, HF_ERR_FORMAT, "not JSON: the value of \"%.*s\" is invalid at byte %zu of the line",
+			            (int)(kl > 60 ? 60 : kl), k, (size_t)(v - line) + at);
+		}
+		if (unread) {
+			if (r->nunk == r->capunk) {
+				struct unk_key *n = grow(r->unk, &r->capunk, sizeof *n, 64);
+				if (!n)
+					return nomem(r);
+				r->unk = n;
+			}
+			if (!r->nunk)
+				r->unk_first = (size_t)(kp - line);
+			r->unk[r->nunk++] = (struct unk_key){ h, (size_t)(kp - line) };
+			if (!in_run && (!hf_buf_append(copy, from, (size_t)(kp - from)) || !hf_buf_append(copy, "\"\":0", 4)))
+				return nomem(r);
+			in_run = true;
+			from = q;
+		} else {
+			if (r->nkv == r->capkv) {
+				kv *n = grow(r->kvs, &r->capkv, sizeof *n, 16);
+				if (!n)
+					return nomem(r);
+				r->kvs = n;
+			}
+			kv *x = &r->kvs[r->nkv];
+			hf_status s = add_key(r, kp + 1, (size_t)(kq - kp - 2), &x->k, &x->kl);
+			if (s)
+				return s;
+			x->v = v;
+			x->vl = vl;
+			x->used = 0;
+			r->nkv++;
+			in_run = false;
+			if (copy && vl >= big && (*v == '[' || *v == '{')) {
+				if (!hf_buf_append(copy, from, (size_t)(v - from)) || !hf_buf_append(copy, "0", 1))
+					return nomem(r);
+				from = q;
+			}
+			if (copy && r->nkv > bound) {
+				if ((s = index_keys(r)))
+					return s;
+				bound = bound * 2 + 16; /* keys of one hash that differ */
+			}
+		}
 		p = skip_ws(q, e);
 		if (p < e && *p == ',') {
 			p = skip_ws(p + 1, e);
 			continue;
 		}
-		if (p < e && *p == '}')
+		if (p < e && *p == '}') {
+			if (copy && copy->len && !hf_buf_append(copy, from, (size_t)(e - from)))
+				return nomem(r);
 			return index_keys(r);
-		return fail(r, HF_ERR_FORMAT, "malformed object");
+		}
+		return malformed(r, "malformed object");
 	}
 }
 
@@ -641,18 +865,33 @@ static hf_status get_values(reader *r, const hf_type *t, hf_value **out)
 	return HF_OK;
 }
 
-/* Every key must be one the record's type names. */
+static hf_status not_declared(reader *r, const char *k, size_t kl)
+{
+	return fail(r, HF_ERR_FORMAT, "key \"%.*s\" is not declared for this record (see --ignore-unknown-keys)",
+	            (int)(kl > 60 ? 60 : kl), k);
+}
+
+/* Every key must be one the record's type names: the first that is not,
+ * in the line, unread ones (unk) among them, is named. */
 static hf_status check_unused(reader *r)
 {
 	for (size_t i = 0; i < r->nkv; i++) {
 		if (r->kvs[i].used)
 			continue;
-		if (!r->opt.ignore_unknown_keys)
-			return fail(r, HF_ERR_FORMAT,
-			            "key \"%.*s\" is not declared for this record (see --ignore-unknown-keys)",
-			            (int)(r->kvs[i].kl > 60 ? 60 : r->kvs[i].kl), r->kvs[i].k);
+		if (!r->opt.ignore_unknown_keys) {
+			if (r->nunk && r->unk_first < (size_t)(r->kvs[i].v - r->cur))
+				break;
+			return not_declared(r, r->kvs[i].k, r->kvs[i].kl);
+		}
 		r->st->unknown_keys++;
 	}
+	if (r->nunk && !r->opt.ignore_unknown_keys) {
+		const char *k;
+		size_t kl;
+		key_of(r, r->unk_first, 0, &k, &kl);
+		return not_declared(r, k, kl);
+	}
+	r->st->unknown_keys += r->nunk;
 	return HF_OK;
 }
 
@@ -796,12 +1035,10 @@ static hf_status claim_name(reader *r, const hf_type *t, const char *name, const
 			            kind, name, x->kind, x->name, x->owner);
 	}
 	if (r->nnames == r->capnames) {
-		size_t nc = r->capnames ? r->capnames * 2 : 32;
-		struct db_name *n = realloc(r->names, nc * sizeof *n);
+		struct db_name *n = grow(r->names, &r->capnames, sizeof *n, 32);
 		if (!n)
 			return nomem(r);
 		r->names = n;
-		r->capnames = nc;
 	}
 	struct db_name *n = &r->names[r->nnames];
 	if (!hf_map_put(&r->name_by_key, k, r->nnames))
@@ -1011,14 +1248,12 @@ static hf_status declare(reader *r, hf_type_class cls)
 		return s;
 	}
 	if (r->ntypes == r->captypes) {
-		size_t nc = r->captypes ? r->captypes * 2 : 32;
-		hf_type **n = realloc(r->types, nc * sizeof *n);
+		hf_type **n = grow(r->types, &r->captypes, sizeof *n, 32);
 		if (!n) {
 			hf_tr_type_free(own);
 			return nomem(r);
 		}
 		r->types = n;
-		r->captypes = nc;
 	}
 	/* claim_names took no key of type_by_name: name_key is still free.
 	 * Record types have no subtype and are not in type_by_id. */
@@ -1030,6 +1265,9 @@ static hf_status declare(reader *r, hf_type_class cls)
 	}
 	r->types[r->ntypes++] = own;
 	r->st->types++;
+	for (size_t i = 0; i < own->nfields; i++)
+		if (!know_key(r, own->fields[i].name))
+			return nomem(r);
 	return hf_sink_declare(r->sink, own, r->err);
 }
 
@@ -1059,19 +1297,13 @@ static json_t *jload(const char *text, size_t len, json_error_t *je)
  * Parses the line into r->root and finds its values' raw text (scan_line).
  * jansson's tree of a large array or object costs some 20 times its text,
  * and the reader never needs it (a json field is kept as the raw text), so
- * in a line of BIG_VALUE bytes or more each top-level array or object of
- * that size is checked by hf_json_check (json_check.c) and replaced by 0 in
- * a copy of the line that jansson parses: the same verdict in memory about
- * the line's size (a line of 1.02 GB: 21.9 GB before).  A field of another
- * kind that holds such a value is refused as before ("is not a string"...),
- * from its raw text or the 0.
+ * a line of BIG_VALUE bytes or more is scanned first, and jansson parses a
+ * copy without its arrays and objects of that size and without the pairs
+ * no record reads (scan_line): the same verdict, in memory about the
+ * line's size (a line of 1.02 GB of one array: 21.9 GB before).  A field
+ * of another kind that holds such a value is refused as before ("is not a
+ * string"...), from its raw text or the 0.
  */
-/* Whether load_line leaves x's value out of jansson's parse. */
-static bool left_out(const kv *x, size_t big)
-{
-	return x->vl >= big && (x->v[0] == '[' || x->v[0] == '{');
-}
-
 static hf_status load_line(reader *r, const char *line, size_t len)
 {
 	const size_t big = hf_ndjson_test_big_value ? hf_ndjson_test_big_value : BIG_VALUE;
@@ -1087,51 +1319,23 @@ static hf_status load_line(reader *r, const char *line, size_t len)
 	if (nul)
 		return fail(r, HF_ERR_FORMAT, "not JSON: a NUL byte at byte %zu of the line", (size_t)(nul - line));
 	if (len >= big) {
-		if ((s = scan_line(r, line, len))) {
-			/* Not an object of keys once each: say where, if it is not JSON. */
-			size_t at = 0;
-			if (s == HF_ERR_FORMAT && !hf_json_check(line, len, 1, &at))
-				return fail(r, HF_ERR_FORMAT, "not JSON: invalid at byte %zu of the line", at);
+		if ((s = scan_line(r, line, len, &r->small, big)))
 			return s;
-		}
 		scanned = 1;
-		hf_buf *b = &r->small;
-		hf_buf_reset(b);
-		const char *from = line;
-		for (size_t i = 0; i < r->nkv; i++) {
-			const kv *x = &r->kvs[i];
-			if (!left_out(x, big))
-				continue;
-			size_t at = 0;
-			if (!hf_json_check(x->v, x->vl, 2, &at))
-				return fail(r, HF_ERR_FORMAT, "not JSON: the value of \"%.*s\" is invalid at byte %zu of the line",
-				            (int)(x->kl > 60 ? 60 : x->kl), x->k, (size_t)(x->v - line) + at);
-			if (!hf_buf_append(b, from, (size_t)(x->v - from)) || !hf_buf_append(b, "0", 1))
-				return nomem(r);
-			from = x->v + x->vl;
-		}
-		if (b->len) {
-			if (!hf_buf_append(b, from, (size_t)(line + len - from)))
-				return nomem(r);
-			text = (const char *)b->data;
-			tlen = b->len;
+		if (r->small.len) {
+			text = (const char *)r->small.data;
+			tlen = r->small.len;
 		}
 	}
 	r->root = jload(text, tlen, &je);
 	if (!r->root) {
 		if (text == line)
 			return fail(r, HF_ERR_FORMAT, "not JSON: %s (column %d)", je.text, je.column);
-		/* Where in the line: past each value left out before it. */
-		size_t pos = (size_t)je.position, off = 0;
-		for (size_t i = 0; i < r->nkv; i++) {
-			const kv *x = &r->kvs[i];
-			if (!left_out(x, big))
-				continue;
-			if ((size_t)(x->v - line) >= pos + off)
-				break;
-			off += x->vl - 1;
-		}
-		return fail(r, HF_ERR_FORMAT, "not JSON: %s (near byte %zu of the line)", je.text, pos + off);
+		/* The copy's places are not the line's: find the line's. */
+		size_t at = 0;
+		if (!hf_json_check(line, len, 1, &at))
+			return fail(r, HF_ERR_FORMAT, "not JSON: invalid at byte %zu of the line", at);
+		return fail(r, HF_ERR_FORMAT, "not JSON: %s", je.text);
 	}
 	if (!json_is_object(r->root))
 		return fail(r, HF_ERR_FORMAT, "a line must be a JSON object");
@@ -1148,7 +1352,7 @@ static hf_status load_line(reader *r, const char *line, size_t len)
 				return fail(r, HF_ERR_FORMAT, "not JSON: %s (column %d)", je.text, je.column);
 		}
 	}
-	return scanned ? HF_OK : scan_line(r, line, len);
+	return scanned ? HF_OK : scan_line(r, line, len, NULL, 0);
 }
 
 static hf_status do_line(reader *r, const char *line, size_t len)
@@ -1261,6 +1465,11 @@ hf_status hf_ndjson_read(hf_input *in, hf_sink *sink, const hf_ndjson_read_optio
 	hf_buf_init(&r.longline);
 	hf_buf_init(&r.small);
 	r.hash_seed = hf_random_u64();
+	hf_buf_init(&r.keytext[0]);
+	hf_buf_init(&r.keytext[1]);
+	for (size_t i = 0; fixed_keys[i]; i++)
+		if (!know_key(&r, fixed_keys[i]))
+			return nomem(&r);
 	hf_status s = HF_OK;
 	for (;;) {
 		const char *line = NULL;
@@ -1293,6 +1502,10 @@ hf_status hf_ndjson_read(hf_input *in, hf_sink *sink, const hf_ndjson_read_optio
 	hf_map_free(&r.type_by_id);
 	hf_map_free(&r.type_by_name);
 	hf_map_free(&r.name_by_key);
+	hf_map_free(&r.known);
+	free(r.unk);
+	hf_buf_free(&r.keytext[0]);
+	hf_buf_free(&r.keytext[1]);
 	free(r.kvs);
 	free(r.byname);
 	free(r.keys);
