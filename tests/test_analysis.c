@@ -857,7 +857,7 @@ static int load_graph(sqlite3 *db, graph *g, uint64_t **ids_out)
 	uint32_t n = (uint32_t)sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 	g_init(g, n);
-	uint64_t *ids = malloc((n ? n : 1) * sizeof *ids);
+	uint64_t *ids = calloc(n ? n : 1, sizeof *ids);
 	sqlite3_prepare_v2(db, "SELECT identifier, size FROM node WHERE dump = 0 ORDER BY identifier",
 	                   -1, &st, NULL);
 	for (uint32_t i = 0; sqlite3_step(st) == SQLITE_ROW; i++) {

@@ -249,6 +249,19 @@ check "the first is named" grep -q 'key "0" is not declared for this record' "$t
 sed 's/^{"record":"metadata",/{"record":"metadata","source":1,/' "$t/manykeys.ndjson" >"$t/manykeys6.ndjson"
 check "a key of other records first" expect_rc 1 "$tools/ndjson2heapdb" "$t/manykeys6.ndjson" "$t/manykeys6.db"
 check "is named first" grep -q 'key "source" is not declared for this record' "$t/err"
+# (helper-18's review) A declaration is parsed whole, up to 16 MiB, only when
+# a value it reads was left out, not for unknown keys alone; keys twice in a
+# line that is not JSON: not JSON, where it stops being so.
+python3 -c "
+import sys
+sys.stdout.write('{\"record\":\"record_type\",\"name\":\"t\",\"fields\":[{\"name\":\"a\",\"type\":\"int\"}],\"zz\":\"' + 'x' * (17 << 20) + '\"}\n')
+sys.stdout.write('{\"record\":\"t\",\"a\":1}\n')" >"$t/bigdecl.ndjson"
+check "a 17 MiB declaration of an unknown key" expect_rc 0 "$tools/ndjson2heapdb" --ignore-unknown-keys "$t/bigdecl.ndjson" "$t/bigdecl.db"
+check "declares its type" test "$(sqlite3 "$t/bigdecl.db" 'SELECT a FROM t')" = 1
+pad=$(printf '%*s' 65536 '' | tr ' ' x)
+printf '{"record":"metadata","key":tru,"value":"v","a":1,"a":2,"pad":"%s"}\n' "$pad" >"$t/dupbad.ndjson"
+check "a long line with keys twice, not JSON before them" expect_rc 1 "$tools/ndjson2heapdb" "$t/dupbad.ndjson" "$t/dupbad.db"
+check "is not JSON there" grep -q 'not JSON: invalid at byte 27 of the line' "$t/err"
 
 check "heapdb2heapsnapshot --dump past the last dump is a usage error" \
 	expect_rc 2 "$tools/heapdb2heapsnapshot" --dump=3 "$t/rowid.db" "$t/hs.json"

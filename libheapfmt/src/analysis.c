@@ -1417,8 +1417,9 @@ static hf_status build_lists(an *a, int64_t **class_ids, lists_input *in)
 	/* Class ids become object numbers, in place (a uint32 slot i never
 	 * overlaps an int64 slot > i). */
 	uint32_t *class_of = (uint32_t *)*class_ids;
-	for (uint32_t i = 0; i < a->n; i++) {
-		int64_t c = (*class_ids)[i];
+	const int64_t *cid = *class_ids; /* (NULL only with no node: load_nodes) */
+	for (uint32_t i = 0; cid && i < a->n; i++) {
+		int64_t c = cid[i];
 		uint32_t ci = c ? an_find(a, c) : NONE;
 		if (in->nrefs && bsearch(&c, in->refs, in->nrefs, sizeof *in->refs, cmp_i64)) {
 			ref_bits[i >> 3] |= (uint8_t)(1u << (i & 7));

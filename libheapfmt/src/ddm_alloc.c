@@ -243,8 +243,8 @@ hf_status ddm_alloc_report(ddm_ctx *c, const uint8_t *p, size_t n, uint64_t base
 	/* Pass 1: walk and check every entry, count them, find the thread ids. */
 	uint64_t found = 0;
 	size_t pos = r.hl;
-	unsigned max_depth = 0, depth;
-	uint16_t max_thread = 0, thread;
+	unsigned max_depth = 0, depth = 0;
+	uint16_t max_thread = 0, thread = 0;
 	while (found < r.declared) {
 		if (pos >= r.soff) {
 			st = bad(&r, HF_ERR_FORMAT, 3, "header",
@@ -263,7 +263,7 @@ hf_status ddm_alloc_report(ddm_ctx *c, const uint8_t *p, size_t n, uint64_t base
 		 * entries fill the gap exactly. */
 		size_t stop = pos;
 		while (pos < r.soff) {
-			if ((st = check_entry(&r, found, &pos, &depth, &thread))) {
+			if (check_entry(&r, found, &pos, &depth, &thread) != HF_OK) {
 				char msg[256];
 				hf_error_format(c->err, msg, sizeof msg);
 				st = bad(&r, HF_ERR_FORMAT, stop, "header",

@@ -244,6 +244,7 @@ static const char *utf16_cstr(stream *s, const uint8_t *p, uint64_t units)
 static hf_status get_string(stream *s, uint32_t type, const uint8_t *p, size_t n, uint64_t base,
                             size_t *pos, const char *what, const char **out)
 {
+	*out = NULL;
 	if (n - *pos < 4)
 		return cfail(s, HF_ERR_TRUNCATED, type, base, *pos,
 		             "the chunk ends before the length of the %s", what);

@@ -1,5 +1,7 @@
 /* Error values: what went wrong and where in the input. */
 #include "internal.h"
+#undef hf_error_set /* (the analyzer's wrappers, internal.h) */
+#undef hf_error_at
 #include <stdarg.h>
 #include <stdio.h>
 

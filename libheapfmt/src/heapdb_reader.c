@@ -410,7 +410,7 @@ static hf_status read_nodes(dbr *r)
 	if (!s && rc != SQLITE_DONE)
 		s = db_error(r, "cannot read");
 	sqlite3_finalize(q);
-	for (size_t i = 0; i < r->ntypes; i++) {
+	for (size_t i = 0; r->types && i < r->ntypes; i++) {
 		if (r->types[i].cur) {
 			while (!s && r->types[i].has_row) {
 				r->st->orphan_rows++;

@@ -868,8 +868,9 @@ static int class_layout(reader *r, class_info *c)
 	c->total = (uint32_t)(total > UINT32_MAX ? UINT32_MAX : total);
 	c->str_value = c->str_coder = c->str_offset = c->str_count = -1;
 	uint32_t off = 0, j = 0;
+	/* The same chain as above: n entries (j < n only guards that). */
 	for (k = c; k; k = k->super ? class_get(r, k->super) : NULL) {
-		for (uint16_t i = 0; i < k->nfields; i++, j++) {
+		for (uint16_t i = 0; i < k->nfields && j < n; i++, j++) {
 			flat_field *f = &c->flat[j];
 			f->offset = off;
 			f->type = k->fields[i].type;
@@ -891,9 +892,10 @@ static int class_layout(reader *r, class_info *c)
 		if (j >= n)
 			break;
 	}
+	c->nflat = j;
 	/* A superclass field hidden by a subclass field of the same name: the
 	 * values JSON gives the name once, with the subclass's value. */
-	if (n > 1 && !mark_shadowed(r, c->flat, n)) {
+	if (c->nflat > 1 && !mark_shadowed(r, c->flat, c->nflat)) {
 		free(c->flat);
 		c->flat = NULL;
 		c->nflat = 0;

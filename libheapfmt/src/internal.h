@@ -11,6 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef __clang_analyzer__
+/* The analyzer never inlines a variadic function, so it cannot see that
+ * these return the status they are given (error.c). */
+#define hf_error_set(err, st, ...) (hf_error_set((err), (st), __VA_ARGS__), (hf_status)(st))
+#define hf_error_at(err, st, off, tag, ...) (hf_error_at((err), (st), (off), (tag), __VA_ARGS__), (hf_status)(st))
+#endif
+
 /* Big-endian loads; p must hold the bytes (callers check lengths first). */
 static inline uint16_t hf_be16(const uint8_t *p) { return (uint16_t)((p[0] << 8) | p[1]); }
 static inline uint32_t hf_be32(const uint8_t *p)

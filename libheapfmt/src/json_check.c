@@ -253,10 +253,11 @@ bool hf_json_check(const char *text, size_t n, size_t depth, size_t *bad_at)
 				p++;
 				break;
 			}
-			if (obj)
-				objects[level / 8] |= (unsigned char)(1u << (level % 8));
-			else
-				objects[level / 8] &= (unsigned char)~(1u << (level % 8));
+			/* A byte's first bracket sets the whole byte: the bits above
+			 * it are written before they are read. */
+			unsigned char bit = (unsigned char)(1u << (level % 8));
+			unsigned char old = level % 8 ? objects[level / 8] : 0;
+			objects[level / 8] = obj ? old | bit : old & (unsigned char)~bit;
 			level++;
 			if (obj && !key(&p, e))
 				goto bad;

@@ -184,12 +184,13 @@ static void nd_type_free(nd_type *t)
 
 static uint64_t type_hash(const hf_type *t)
 {
-	int64_t head[3] = { t->cls, t->id, (int64_t)t->nfields };
-	uint64_t h = hf_fnv1a(HF_FNV_BASIS, head, sizeof head);
+	/* The numbers as FNV-1a steps of 64 bits, not as their bytes. */
+	const uint64_t prime = 0x100000001b3ULL;
+	uint64_t h = ((HF_FNV_BASIS ^ (uint64_t)t->cls) * prime ^ (uint64_t)(int64_t)t->id) * prime;
+	h = (h ^ t->nfields) * prime;
 	h = hf_fnv1a(h, t->name, strlen(t->name) + 1);
 	for (size_t i = 0; i < t->nfields; i++) {
-		int32_t kind = t->fields[i].kind;
-		h = hf_fnv1a(h, &kind, sizeof kind);
+		h = (h ^ (uint64_t)t->fields[i].kind) * prime;
 		h = hf_fnv1a(h, t->fields[i].name, strlen(t->fields[i].name) + 1);
 	}
 	return h;

@@ -150,6 +150,7 @@ typedef struct reader {
 	size_t nunk, capunk;
 	size_t unk_first;    /* unk's first key as the line has it (unk is sorted by index_keys) */
 	const char *cur, *cur_end; /* the line scan_line read */
+	bool big_left_out;   /* scan_line's copy has a value of the record's as 0 */
 	hf_buf keytext[2];   /* keys decoded to compare or name them */
 	char **keys;         /* keys that needed unescaping, freed per line */
 	size_t nkeys, capkeys;
@@ -178,6 +179,11 @@ static hf_status fail(reader *r, hf_status status, const char *fmt, ...)
 	va_end(ap);
 	return hf_error_at(r->err, status, r->line_off, r->tag, "%s", msg);
 }
+#ifdef __clang_analyzer__
+/* fail returns its status, which the analyzer cannot see through a
+ * variadic call (internal.h). */
+#define fail(r, status, ...) (fail((r), (status), __VA_ARGS__), (status))
+#endif
 
 static hf_status nomem(reader *r) { return fail(r, HF_ERR_NOMEM, "out of memory"); }
 
@@ -384,8 +390,8 @@ static bool know_key(reader *r, const char *k)
 
 /* The key p[0..q) (quotes included) as text, decoded into b when escaped:
  * 0, or -1 when jansson would refuse it as a key (not a JSON string, or
- * U+0000 in it) with *bad its first bad byte's place from p, or -2 when
- * out of memory. */
+ * U+0000 in it: -3) with *bad its first bad byte's place from p, or -2
+ * when out of memory. */
 static int decode_key(const char *p, const char *q, hf_buf *b, const char **k, size_t *kl, size_t *bad)
 {
 	*bad = 0;
@@ -412,7 +418,7 @@ static int decode_key(const char *p, const char *q, hf_buf *b, const char **k, s
 		return -2;
 	*k = (const char *)b->data;
 	*kl = n;
-	return memchr(*k, 0, n) ? -1 : 0;
+	return memchr(*k, 0, n) ? -3 : 0;
 }
 
 /* The key of r->cur (the line) whose opening quote is at at, decoded into
@@ -530,13 +536,21 @@ static hf_status index_keys(reader *r)
 	return HF_OK;
 }
 
+/* The error s of the line scan_line reads, found at its byte at: if the
+ * line stops being JSON before that (anywhere, for at SIZE_MAX), that is
+ * named instead, as jansson's parse of the whole line would have. */
+static hf_status first_error(reader *r, hf_status s, size_t at)
+{
+	size_t bad = 0;
+	if (s == HF_ERR_FORMAT && !hf_json_check(r->cur, (size_t)(r->cur_end - r->cur), 1, &bad) && bad < at)
+		return fail(r, HF_ERR_FORMAT, "not JSON: invalid at byte %zu of the line", bad);
+	return s;
+}
+
 /* A line the scanner cannot follow: where it stops being JSON, if it does. */
 static hf_status malformed(reader *r, const char *what)
 {
-	size_t at = 0;
-	if (!hf_json_check(r->cur, (size_t)(r->cur_end - r->cur), 1, &at))
-		return fail(r, HF_ERR_FORMAT, "not JSON: invalid at byte %zu of the line", at);
-	return fail(r, HF_ERR_FORMAT, "%s", what);
+	return first_error(r, fail(r, HF_ERR_FORMAT, "%s", what), SIZE_MAX);
 }
 
 /*
@@ -568,6 +582,7 @@ static hf_status scan_line(reader *r, const char *line, size_t len, hf_buf *copy
 	r->nunk = 0;
 	r->cur = line;
 	r->cur_end = e;
+	r->big_left_out = false;
 	if (copy)
 		hf_buf_reset(copy);
 	if (p >= e || *p != '{')
@@ -590,9 +605,14 @@ static hf_status scan_line(reader *r, const char *line, size_t len, hf_buf *copy
 			int d = decode_key(kp, kq, &r->keytext[0], &k, &kl, &bad);
 			if (d == -2)
 				return nomem(r);
+			if (d == -3)
+				return first_error(r, fail(r, HF_ERR_FORMAT, "not JSON: a key holds U+0000 "
+				                           "(at byte %zu of the line)", (size_t)(kp - line)),
+				                   (size_t)(kp - line));
 			if (d)
-				return fail(r, HF_ERR_FORMAT, "not JSON: a key is invalid at byte %zu of the line",
-				            (size_t)(kp - line) + bad);
+				return first_error(r, fail(r, HF_ERR_FORMAT, "not JSON: a key is invalid at byte %zu "
+				                           "of the line", (size_t)(kp - line) + bad),
+				                   (size_t)(kp - line) + bad);
 			h = key_hash(r, k, kl);
 			unread = !hf_map_get(&r->known, h);
 		}
@@ -609,8 +629,10 @@ static hf_status scan_line(reader *r, const char *line, size_t len, hf_buf *copy
 			size_t kl, bad;
 			if (decode_key(kp, kq, &r->keytext[0], &k, &kl, &bad))
 				k = "?", kl = 1;
-			return fail(r, HF_ERR_FORMAT, "not JSON: the value of \"%.*s\" is invalid at byte %zu of the line",
-			            (int)(kl > 60 ? 60 : kl), k, (size_t)(v - line) + at);
+			return first_error(r, fail(r, HF_ERR_FORMAT, "not JSON: the value of \"%.*s\" is invalid "
+			                           "at byte %zu of the line", (int)(kl > 60 ? 60 : kl), k,
+			                           (size_t)(v - line) + at),
+			                   (size_t)(v - line) + at);
 		}
 		if (unread) {
 			if (r->nunk == r->capunk) {
@@ -646,10 +668,11 @@ static hf_status scan_line(reader *r, const char *line, size_t len, hf_buf *copy
 				if (!hf_buf_append(copy, from, (size_t)(v - from)) || !hf_buf_append(copy, "0", 1))
 					return nomem(r);
 				from = q;
+				r->big_left_out = true;
 			}
 			if (copy && r->nkv > bound) {
 				if ((s = index_keys(r)))
-					return s;
+					return first_error(r, s, SIZE_MAX);
 				bound = bound * 2 + 16; /* keys of one hash that differ */
 			}
 		}
@@ -661,7 +684,8 @@ static hf_status scan_line(reader *r, const char *line, size_t len, hf_buf *copy
 		if (p < e && *p == '}') {
 			if (copy && copy->len && !hf_buf_append(copy, from, (size_t)(e - from)))
 				return nomem(r);
-			return index_keys(r);
+			hf_status s = index_keys(r);
+			return copy && s ? first_error(r, s, SIZE_MAX) : s;
 		}
 		return malformed(r, "malformed object");
 	}
@@ -1339,9 +1363,10 @@ static hf_status load_line(reader *r, const char *line, size_t len)
 	}
 	if (!json_is_object(r->root))
 		return fail(r, HF_ERR_FORMAT, "a line must be a JSON object");
-	if (text != line) {
-		/* A declaration's "fields" are read from jansson's tree: parse it
-		 * whole, up to a size no declaration needs. */
+	if (text != line && r->big_left_out) {
+		/* A declaration's "fields" are read from jansson's tree: when they
+		 * were left out, parse it whole, up to a size no declaration needs
+		 * (pairs no record reads alone leave out nothing it reads). */
 		const char *rec = json_string_value(json_object_get(r->root, "record"));
 		if (rec && (!strcmp(rec, "node_type") || !strcmp(rec, "edge_type") || !strcmp(rec, "record_type"))) {
 			if (len > DECLARATION_MAX)

@@ -167,8 +167,7 @@ static bool map_rehash(hf_map *m, size_t ncap, bool reseed)
 	hf_map_slot *ns = malloc(ncap * sizeof *ns);
 	if (!ns)
 		return false;
-	for (size_t i = 0; i < ncap; i++)
-		ns[i].key = HF_MAP_EMPTY;
+	memset(ns, 0xFF, ncap * sizeof *ns); /* every key HF_MAP_EMPTY (all ones) */
 	if (reseed) {
 		m->seed = hf_random_u64() | 1;
 		m->ops = m->probes = 0;

@@ -451,7 +451,7 @@ hf_status hf_jlex_next(hf_jlex *lx, hf_jtok *tok)
 
 hf_status hf_jlex_expect(hf_jlex *lx, hf_jtok want, const char *what)
 {
-	hf_jtok t;
+	hf_jtok t = HF_JT_EOF;
 	hf_status st = hf_jlex_next(lx, &t);
 	if (st)
 		return st;
@@ -501,7 +501,7 @@ hf_status hf_jlex_array_more(hf_jlex *lx, int *first, int *more)
 
 hf_status hf_jlex_object_more(hf_jlex *lx, int *first, int *more)
 {
-	hf_jtok t;
+	hf_jtok t = HF_JT_EOF;
 	hf_status st = hf_jlex_next(lx, &t);
 	if (st)
 		return st;
@@ -757,9 +757,9 @@ static hf_status jval_container(hf_jlex *lx, hf_jval *out, size_t *budget, int d
 {
 	size_t cap = 0;
 	hf_status st;
-	int first = 1, more;
+	int first = 1, more = 0;
 	for (;;) {
-		hf_jtok t;
+		hf_jtok t = HF_JT_EOF;
 		if (obj) {
 			if ((st = hf_jlex_object_more(lx, &first, &more)))
 				return st;
