@@ -1323,9 +1323,16 @@ static void an_release(an *a)
  * temporary file through the depth-first numbering, the predecessor lists
  * and the dominators (4 bytes an object off the peak, which comes when the
  * predecessor lists are built beside the successor lists).  Without a
- * temporary file they stay in memory. */
+ * temporary file they stay in memory, and so do those of a dump of fewer
+ * than DIST_PARK_MIN objects: a file for each dump of a few objects took
+ * a quarter of the time of a file of 20,000 one-array dumps (2.03 -> 1.49 s
+ * for hprof2heapdb, medians of five alternated runs). */
+#define DIST_PARK_MIN ((uint32_t)1 << 16)
 static void dist_park(an *a, FILE **f)
 {
+	*f = NULL;
+	if (a->n < DIST_PARK_MIN)
+		return;
 	*f = hf_tmpfile();
 	if (!*f)
 		return;
