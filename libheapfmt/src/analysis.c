@@ -1478,7 +1478,7 @@ static hf_status build_lists(an *a, int64_t **class_ids, lists_input *in)
 	 * overlaps an int64 slot > i). */
 	uint32_t *class_of = (uint32_t *)*class_ids;
 	const int64_t *cid = *class_ids; /* (NULL only with no node: load_nodes) */
-	for (uint32_t i = 0; cid && i < a->n; i++) {
+	for (uint32_t i = 0, n = cid ? a->n : 0; i < n; i++) {
 		int64_t c = cid[i];
 		uint32_t ci = c ? an_find(a, c) : NONE;
 		if (in->nrefs && bsearch(&c, in->refs, in->nrefs, sizeof *in->refs, cmp_i64)) {

@@ -151,7 +151,7 @@ typedef struct reader {
 	size_t unk_first;    /* unk's first key as the line has it (unk is sorted by index_keys) */
 	const char *cur, *cur_end; /* the line scan_line read */
 	bool big_left_out;   /* scan_line's copy has a value of the record's as 0 */
-	hf_buf keytext[2];   /* keys decoded to compare or name them */
+	hf_buf keytext[2];   /* keys decoded: to hash, compare or name them, to keep (add_key) */
 	char **keys;         /* keys that needed unescaping, freed per line */
 	size_t nkeys, capkeys;
 	hf_value *vals;
@@ -338,37 +338,6 @@ static void *grow(void *p, size_t *cap, size_t size, size_t first)
 	return n;
 }
 
-static hf_status add_key(reader *r, const char *raw, size_t rawlen, const char **k, size_t *kl)
-{
-	if (!memchr(raw, '\\', rawlen)) {
-		*k = raw;
-		*kl = rawlen;
-		return HF_OK;
-	}
-	/* An escaped key: let jansson decode it. */
-	json_error_t je;
-	json_t *s = json_loadb(raw - 1, rawlen + 2, JSON_DECODE_ANY | JSON_ALLOW_NUL, &je);
-	if (!s || !json_is_string(s)) {
-		json_decref(s);
-		return fail(r, HF_ERR_FORMAT, "cannot decode a key");
-	}
-	size_t n = json_string_length(s);
-	char **keys = r->nkeys < r->capkeys ? r->keys : grow(r->keys, &r->capkeys, sizeof *keys, 8);
-	if (keys)
-		r->keys = keys;
-	char *c = keys ? malloc(n + 1) : NULL;
-	if (!c) {
-		json_decref(s);
-		return nomem(r);
-	}
-	memcpy(c, json_string_value(s), n + 1);
-	json_decref(s);
-	r->keys[r->nkeys++] = c;
-	*k = c;
-	*kl = n;
-	return HF_OK;
-}
-
 /* The keys records read besides their declared fields (do_line, declare,
  * parse_fields' "fields"): with the declared fields' names, the keys of
  * r->known.  A key of a long line that is none of them is no record's. */
@@ -419,6 +388,35 @@ static int decode_key(const char *p, const char *q, hf_buf *b, const char **k, s
 	*k = (const char *)b->data;
 	*kl = n;
 	return memchr(*k, 0, n) ? -3 : 0;
+}
+
+static hf_status add_key(reader *r, const char *raw, size_t rawlen, const char **k, size_t *kl)
+{
+	if (!memchr(raw, '\\', rawlen)) {
+		*k = raw;
+		*kl = rawlen;
+		return HF_OK;
+	}
+	/* An escaped key: decoded (decode_key), and kept to the line's end. */
+	const char *d;
+	size_t n, bad;
+	int rc = decode_key(raw - 1, raw + rawlen + 1, &r->keytext[1], &d, &n, &bad);
+	if (rc == -2)
+		return nomem(r);
+	if (rc)
+		return fail(r, HF_ERR_FORMAT, "cannot decode a key");
+	char **keys = r->nkeys < r->capkeys ? r->keys : grow(r->keys, &r->capkeys, sizeof *keys, 8);
+	if (keys)
+		r->keys = keys;
+	char *c = keys ? malloc(n + 1) : NULL;
+	if (!c)
+		return nomem(r);
+	memcpy(c, d, n);
+	c[n] = 0;
+	r->keys[r->nkeys++] = c;
+	*k = c;
+	*kl = n;
+	return HF_OK;
 }
 
 /* The key of r->cur (the line) whose opening quote is at at, decoded into
