@@ -46,7 +46,7 @@ typedef struct hf_map {
 	size_t count;
 	int has_empty_key;
 	uint64_t empty_key_val;
-	uint64_t seed;   /* of the hash: 0 unless keys were found to collide (util.c) */
+	uint64_t seed;   /* of the hash: 0 unless keys were found to collide (map.c) */
 	uint64_t ops, probes; /* since the last rehash with a new seed */
 } hf_map;
 
@@ -252,7 +252,7 @@ static inline size_t hf_find_id(const int64_t *ids, size_t n, int64_t id)
 	return lo < n && ids[lo] == id ? lo : n;
 }
 
-/* A directory over sorted ids (util.c): bucket b holds the ids whose offset
+/* A directory over sorted ids (id_index.c): bucket b holds the ids whose offset
  * from the smallest, shifted right by shift, is b, so a lookup is one
  * directory read and a binary search over a few neighbours instead of
  * log2(n) cache misses across the whole array (object ids are addresses,
@@ -321,7 +321,7 @@ static inline bool hf_field_is_text(hf_field_kind k)
 	return k == HF_FIELD_TEXT || k == HF_FIELD_JSON;
 }
 
-/* ---- whole reads and writes (util.c) ------------------------------------------
+/* ---- whole reads and writes (fileio.c) ----------------------------------------
  * Each loops over short counts and EINTR and returns 0 or an errno (EIO for a
  * write that writes nothing); hf_pread_full's *got < n: the file ends first. */
 int hf_write_full(int fd, const void *p, size_t n);
