@@ -110,7 +110,7 @@ static hf_status convert(const char *in_path, const char *out_path, int kind,
 	return convert_ex(in_path, NULL, 0, out_path, kind, opt, c);
 }
 
-/* libheapfmt/src/internal.h (util.c): writes all n bytes; 0 or an errno. */
+/* libheapfmt/src/internal.h (fileio.c): writes all n bytes; 0 or an errno. */
 int hf_write_full(int fd, const void *p, size_t n);
 
 /* Converts data read through a FIFO (input that cannot be read twice), fed

@@ -50,10 +50,13 @@ typedef struct hf_map {
 	uint64_t ops, probes; /* since the last rehash with a new seed */
 } hf_map;
 
-/* FNV-1a: h after byte c, and after n bytes at p; start from HF_FNV_BASIS
- * (or that and a seed). */
+/* FNV-1a: h after byte c, after a whole 64-bit number v as one step (a
+ * number mixed in, not its bytes), and after n bytes at p; start from
+ * HF_FNV_BASIS (or that and a seed). */
 #define HF_FNV_BASIS 0xcbf29ce484222325ULL
-static inline uint64_t hf_fnv1a_byte(uint64_t h, unsigned char c) { return (h ^ c) * 0x100000001b3ULL; }
+#define HF_FNV_PRIME 0x100000001b3ULL
+static inline uint64_t hf_fnv1a_byte(uint64_t h, unsigned char c) { return (h ^ c) * HF_FNV_PRIME; }
+static inline uint64_t hf_fnv1a_u64(uint64_t h, uint64_t v) { return (h ^ v) * HF_FNV_PRIME; }
 static inline uint64_t hf_fnv1a(uint64_t h, const void *p, size_t n)
 {
 	const unsigned char *b = p;

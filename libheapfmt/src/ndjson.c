@@ -184,13 +184,12 @@ static void nd_type_free(nd_type *t)
 
 static uint64_t type_hash(const hf_type *t)
 {
-	/* The numbers as FNV-1a steps of 64 bits, not as their bytes. */
-	const uint64_t prime = 0x100000001b3ULL;
-	uint64_t h = ((HF_FNV_BASIS ^ (uint64_t)t->cls) * prime ^ (uint64_t)(int64_t)t->id) * prime;
-	h = (h ^ t->nfields) * prime;
+	uint64_t h = hf_fnv1a_u64(HF_FNV_BASIS, (uint64_t)t->cls);
+	h = hf_fnv1a_u64(h, (uint64_t)(int64_t)t->id);
+	h = hf_fnv1a_u64(h, t->nfields);
 	h = hf_fnv1a(h, t->name, strlen(t->name) + 1);
 	for (size_t i = 0; i < t->nfields; i++) {
-		h = (h ^ (uint64_t)t->fields[i].kind) * prime;
+		h = hf_fnv1a_u64(h, (uint64_t)t->fields[i].kind);
 		h = hf_fnv1a(h, t->fields[i].name, strlen(t->fields[i].name) + 1);
 	}
 	return h;
