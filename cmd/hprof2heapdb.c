@@ -16,7 +16,7 @@ static const char help[] =
 	CLI_ANALYSIS_MEMORY_HELP
 	"      --salvage          on a damaged or truncated dump, keep what came before the\n"
 	"                         damage (metadata heapfmt.complete=false; exit status 5)\n"
-	"  --values               also store primitive field values and array contents\n"
+	"      --values           also store primitive field values and array contents\n"
 	"      --values-limit=SIZE  with --values, a node whose values text would pass\n"
 	"                         SIZE bytes (K, M, G; default 64M) goes without it,\n"
 	"                         with a warning (0: as large as SQLite takes)\n"

@@ -2119,8 +2119,11 @@ static void hole_array(buf *b, uint64_t obj, unsigned type, uint64_t count)
 
 /* kinds: bits 0-8 A to Object[] as above, bit 9 F {Object r, s, t}; SHORT_ARRAYS:
  * arrays of 1-4 elements; FEW_BYTES: a byte[3] every 40th object only (the
- * others cycle through the instance kinds). */
-enum { KIND_F = 1u << 9, SHORT_ARRAYS = 1u << 10, FEW_BYTES = 1u << 11 };
+ * others cycle through the instance kinds); OFF_GRID: each object 32 bytes
+ * after the one before, from an address that is an odd multiple of 8, as
+ * the objects a dump writes one after the other when it walks the object
+ * graph (ZGC) rather than the heap. */
+enum { KIND_F = 1u << 9, SHORT_ARRAYS = 1u << 10, FEW_BYTES = 1u << 11, OFF_GRID = 1u << 12 };
 /* wrapped: as wrapped-length, one 1.0.1 HEAP DUMP of over 4 GiB (a byte[]
  * hole after the objects) whose u4 length, its real one modulo 2^32, ends
  * after the first object, and which ends the file. */
@@ -2165,7 +2168,7 @@ static void layout_dump(buf *b, unsigned oop, unsigned hdr, unsigned ahdr, unsig
 		cdump f = { .id = C + 0xA00, .super = C, .isize = 24, .fields = ff, .nif = 3 };
 		class_dump(b, &f);
 	}
-	uint64_t addr = 0x10000000;
+	uint64_t addr = kinds & OFF_GRID ? 0x10000008 : 0x10000000;
 	if (big_first) {
 		rec_end(b, at);
 		at = rec_begin(b, TAG_HEAP_DUMP_SEGMENT);
@@ -2203,7 +2206,7 @@ static void layout_dump(buf *b, unsigned oop, unsigned hdr, unsigned ahdr, unsig
 		default: id(&f, 0x10000000); id(&f, 0); id(&f, 0); instance_dump(b, addr, C + 0xA00, &f);
 		}
 		free(f.p);
-		addr += layout_size(oop, hdr, ahdr, align, kind, len);
+		addr += kinds & OFF_GRID ? 32 : layout_size(oop, hdr, ahdr, align, kind, len);
 	}
 	if (wrapped) {
 		/* The byte[] that takes the record past 4 GiB, sized so that the
@@ -2244,6 +2247,10 @@ static void scen_layout_align16_32s(buf *b)
 {
 	scen_layout(b, 4, 12, 16, 16, 1u << 0 | 1u << 5 | KIND_F | SHORT_ARRAYS);
 }
+/* Objects of 16 bytes (D, E), 32 bytes apart from 0x10000008: every layout
+ * aligned to 32 would space them all, but an object at an odd multiple of 8
+ * is not aligned to 16 or more; no layout aligned to 8 spaces them. */
+static void scen_layout_off_grid(buf *b) { scen_layout(b, 4, 12, 16, 8, 1u << 3 | 1u << 4 | OFF_GRID); }
 /* -XX:ObjectAlignmentInBytes=128: every object of the scenario is 128 bytes
  * whatever the layout, so the alignment stands out and the width does not. */
 static void scen_layout_align128(buf *b) { scen_layout(b, 4, 12, 16, 128, ALL_KINDS); }
@@ -2394,6 +2401,8 @@ static const struct scenario {
 	  "8-byte ids, 4-byte references, 16-byte headers, objects all 32 bytes" },
 	{ "layout-align16-32s", scen_layout_align16_32s,
 	  "8-byte ids, objects aligned to 16, all 32 bytes" },
+	{ "layout-off-grid", scen_layout_off_grid,
+	  "8-byte ids, 16-byte objects 32 bytes apart at odd multiples of 8 (a dump in graph order)" },
 	{ "layout-align128", scen_layout_align128,
 	  "8-byte ids, objects side by side, aligned to 128 bytes: every one is 128 bytes in any layout" },
 	{ "layout-big-first", scen_layout_big_first,

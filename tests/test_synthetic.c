@@ -2619,6 +2619,10 @@ static const layout_case layouts[] = {
 	  0, NULL },
 	{ "layout-align16-32s.hprof", "true", "true", "false", "16", "16", { 32, 0, 0, 0, 0, 32, 0, 0, 0, 32 },
 	  0, NULL },
+	/* 16-byte objects 32 bytes apart at odd multiples of 8: the layouts
+	 * aligned to 32 would space them all, but the ids are not aligned to
+	 * 16; none aligned to 8 spaces them, the first address decides. */
+	{ "layout-off-grid.hprof", "true", "true", "false", "16", "8", { 0, 0, 0, 16, 16, 0, 0, 0, 0 }, 0, "address" },
 	/* Every layout aligned to 128 spaces every object alike: the alignment
 	 * from the spacing, the width from the first address (below 512 GiB,
 	 * 4 GiB times the alignment: compressed), its first layout taken. */
@@ -2757,6 +2761,7 @@ static const struct {
 	{ "layout-nocoops-neartie", check_layouts },
 	{ "layout-coops-noccp-32s", check_layouts },
 	{ "layout-align16-32s", check_layouts },
+	{ "layout-off-grid", check_layouts },
 	{ "layout-align128", check_layouts },
 	{ "layout-big-first", check_layouts },
 	{ "unknown-tag", NULL },     /* needs the file: see below */
@@ -2776,10 +2781,11 @@ static const struct {
 } failures[] = {
 	{ "unknown-subtag", HF_ERR_FORMAT, 0x42, "HEAP DUMP SEGMENT/sub-record 0x42",
 	  "unknown heap-dump sub-record tag 0x42" },
+	/* The elements' end, not the piece of them a peek asked for. */
 	{ "huge-string-array", HF_ERR_TRUNCATED, 0x23, "HEAP DUMP SEGMENT/PRIMITIVE ARRAY DUMP",
-	  "the file ends inside" },
+	  "the file ends inside the elements of array 0x3000" },
 	{ "huge-object-array", HF_ERR_TRUNCATED, 0x22, "HEAP DUMP SEGMENT/OBJECT ARRAY DUMP",
-	  "the file ends inside" },
+	  "the file ends inside the elements of array 0x3000" },
 	{ "huge-record", HF_ERR_TRUNCATED, 0x05, "TRACE", "the file ends after" },
 	{ "bad-trace-count", HF_ERR_FORMAT, 0x05, "TRACE", "body is 20 bytes, expected 24" },
 	{ "no-heap-dump", HF_ERR_FORMAT, AT_END, "end of file", "this file holds no heap dump" },
