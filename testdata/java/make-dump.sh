@@ -11,6 +11,9 @@
 # addresses is checked against that VM's histogram.  VARIANT alignN (align16
 # ... align256) takes it from a VM with -XX:ObjectAlignmentInBytes=N, into
 # sample-alignN.hprof.gz and sample-alignN.histo.txt (align32 is kept).
+# VARIANT zgc takes it from a VM with ZGC instead of the serial collector
+# (8-byte references, objects written in the order of the object graph, not
+# of their addresses), into sample-zgc.hprof.gz and sample-zgc.histo.txt.
 #
 # It compiles HeapSample, runs it in a small serial-GC JVM without CDS
 # (-Xshare:off: no archived heap objects, a dump a third smaller), waits until
@@ -27,11 +30,13 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 out=${1:-"$here/../hprof"}
 variant=${2:-}
+gc=-XX:+UseSerialGC
 case $variant in
 '') name=sample; flags= ;;
 noccp) name=sample-noccp; flags="-XX:-UseCompressedOops -XX:-UseCompressedClassPointers" ;;
 align*) name=sample-$variant; flags="-XX:ObjectAlignmentInBytes=${variant#align}" ;;
-*) echo "make-dump: unknown variant '$variant' (noccp, align16 ... align256)" >&2; exit 2 ;;
+zgc) name=sample-zgc; flags= gc=-XX:+UseZGC ;;
+*) echo "make-dump: unknown variant '$variant' (noccp, align16 ... align256, zgc)" >&2; exit 2 ;;
 esac
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
@@ -48,7 +53,7 @@ javac -encoding UTF-8 --release 17 -d "$work/classes" "$here/HeapSample.java"
 
 ready="$work/ready"
 # shellcheck disable=SC2086 # $flags is a list
-java -Xmx64m -Xms64m -Xshare:off -XX:+UseSerialGC $flags -XX:-UsePerfData -XX:+StartAttachListener \
+java -Xmx64m -Xms64m -Xshare:off $gc $flags -XX:-UsePerfData -XX:+StartAttachListener \
 	-cp "$work/classes" sample.HeapSample "$ready" >"$work/stdout" 2>&1 &
 jpid=$!
 i=0
