@@ -2251,6 +2251,64 @@ static void scen_layout_align16_32s(buf *b)
  * aligned to 32 would space them all, but an object at an odd multiple of 8
  * is not aligned to 16 or more; no layout aligned to 8 spaces them. */
 static void scen_layout_off_grid(buf *b) { scen_layout(b, 4, 12, 16, 8, 1u << 3 | 1u << 4 | OFF_GRID); }
+/* layout-graph-order: a dump in the object graph's order, as ZGC writes one
+ * (8-byte references, compressed class pointers, objects aligned to 32, at
+ * 256 GiB, above the 128 GiB compressed oops reach so aligned): 120 P {int a, b, c; Object r} of 32 bytes, each with an X {}
+ * (32) right after it and an S {int n} (32) after that, P at 96-byte steps.
+ * The dump writes P then S (64 bytes on: X between), and S then the next P;
+ * every eighth P is followed by its X instead, and the Xs left come last.  A
+ * layout of 16-byte headers sizes P 64 (16 + 12 + 8, rounded) and spaces
+ * every P then S, so it spaces the most pairs; but P then X, 32 bytes apart,
+ * overlap in it. */
+static void scen_layout_graph_order(buf *b)
+{
+	header(b, "JAVA PROFILE 1.0.2", 8, 1700000000000ULL);
+	/* The classes' mirrors in the heap too, below the objects. */
+	const uint64_t S = 0x7F3A00001000ULL, BASE = (uint64_t)256 << 30, C = BASE - 0x100000;
+	static const char *const names[] = { "java/lang/Object", "com/example/P", "com/example/X",
+		"com/example/S", "a", "b", "c", "r", "n" };
+	for (unsigned i = 0; i < sizeof names / sizeof *names; i++)
+		utf8(b, S + 16 * i, names[i]);
+	for (unsigned i = 0; i < 4; i++)
+		load_class(b, i + 1, C + 0x100 * i, S + 16 * i);
+	size_t at = rec_begin(b, TAG_HEAP_DUMP_SEGMENT);
+	static const field fp[] = { { S + 16 * 4, T_INT, 0 }, { S + 16 * 5, T_INT, 0 },
+		{ S + 16 * 6, T_INT, 0 }, { S + 16 * 7, T_OBJECT, 0 } };
+	static const field fs[] = { { S + 16 * 8, T_INT, 0 } };
+	class_plain(b, C, 0, 0);
+	cdump p = { .id = C + 0x100, .super = C, .isize = 20, .fields = fp, .nif = 4 };
+	cdump sc = { .id = C + 0x300, .super = C, .isize = 4, .fields = fs, .nif = 1 };
+	class_dump(b, &p);
+	class_plain(b, C + 0x200, C, 0);
+	class_dump(b, &sc);
+	enum { N = 120 };
+	for (unsigned i = 0; i < N; i++) {
+		uint64_t at_p = BASE + 96 * (uint64_t)i;
+		buf f = { 0 };
+		u4(&f, i);
+		u4(&f, 0);
+		u4(&f, 0);
+		id(&f, at_p + 64);
+		instance_dump(b, at_p, C + 0x100, &f);
+		free(f.p);
+		if (i % 8 == 7) {
+			buf none = { 0 };
+			instance_dump(b, at_p + 32, C + 0x200, &none);
+		}
+		buf g = { 0 };
+		u4(&g, i);
+		instance_dump(b, at_p + 64, C + 0x300, &g);
+		free(g.p);
+	}
+	for (unsigned i = 0; i < N; i++)
+		if (i % 8 != 7) {
+			buf none = { 0 };
+			instance_dump(b, BASE + 96 * (uint64_t)i + 32, C + 0x200, &none);
+		}
+	root_simple(b, ROOT_UNKNOWN, BASE);
+	end_segments(b, at);
+}
+
 /* -XX:ObjectAlignmentInBytes=128: every object of the scenario is 128 bytes
  * whatever the layout, so the alignment stands out and the width does not. */
 static void scen_layout_align128(buf *b) { scen_layout(b, 4, 12, 16, 128, ALL_KINDS); }
@@ -2401,6 +2459,8 @@ static const struct scenario {
 	  "8-byte ids, 4-byte references, 16-byte headers, objects all 32 bytes" },
 	{ "layout-align16-32s", scen_layout_align16_32s,
 	  "8-byte ids, objects aligned to 16, all 32 bytes" },
+	{ "layout-graph-order", scen_layout_graph_order,
+	  "8-byte ids, objects in the object graph's order (ZGC), aligned to 32: 16-byte headers space the most pairs" },
 	{ "layout-off-grid", scen_layout_off_grid,
 	  "8-byte ids, 16-byte objects 32 bytes apart at odd multiples of 8 (a dump in graph order)" },
 	{ "layout-align128", scen_layout_align128,

@@ -2664,6 +2664,32 @@ static void check_layout_option(const char *file, int coops, const char *ccp, co
 }
 
 /* The scenario is known by its file's name. */
+/* layout-graph-order: P, X and S of 32 bytes each (8-byte references,
+ * compressed class pointers, aligned to 32), the P then S pairs 64 bytes
+ * apart that a layout of 16-byte headers spaces (P 64 there) refuted by the P
+ * then X pairs 32 bytes apart; what is left ties on the width and the first
+ * address, at 256 GiB, says 8-byte references. */
+static void check_graph_order(sqlite3 *db, const conv *c)
+{
+	(void)c;
+	const long long C = (256LL << 30) - 0x100000;
+	CHECK_STR(meta(db, "hprof.warnings"), "0", "warnings");
+	CHECK_STR(meta(db, "hprof.compressed_oops"), "false", "compressed oops");
+	CHECK_STR(meta(db, "hprof.compressed_class_pointers"), "true", "compressed class pointers");
+	CHECK_STR(meta(db, "hprof.array_header"), "16", "array header");
+	CHECK_STR(meta(db, "hprof.object_alignment"), "32", "object alignment");
+	CHECK_STR(meta(db, "hprof.size_model_from"), "address", "how the model was found");
+	static const char *const what[] = { "P {int a, b, c; Object r}", "X {}", "S {int n}" };
+	for (int k = 0; k < 3; k++) {
+		char msg[64];
+		snprintf(msg, sizeof msg, "instances of %s", what[k]);
+		CHECK_EQ_I(qi(db, "SELECT count(*) FROM node WHERE class = %lld", C + 0x100 * (k + 1)), 120, msg);
+		snprintf(msg, sizeof msg, "sizes of %s other than 32", what[k]);
+		CHECK_EQ_I(qi(db, "SELECT count(*) FROM node WHERE class = %lld AND size <> 32", C + 0x100 * (k + 1)),
+		           0, msg);
+	}
+}
+
 static void check_layouts(sqlite3 *db, const conv *c)
 {
 	char file[1024];
@@ -2767,6 +2793,7 @@ static const struct {
 	{ "layout-coops-noccp-32s", check_layouts },
 	{ "layout-align16-32s", check_layouts },
 	{ "layout-off-grid", check_layouts },
+	{ "layout-graph-order", check_graph_order },
 	{ "layout-align128", check_layouts },
 	{ "layout-big-first", check_layouts },
 	{ "unknown-tag", NULL },     /* needs the file: see below */
