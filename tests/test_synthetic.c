@@ -47,6 +47,7 @@ extern uint64_t hf_hprof_test_pf_fail;
 extern uint64_t hf_hprof_test_late_walk;
 extern uint64_t hf_hprof_test_spool_limit;
 extern size_t hf_hprof_test_sniff_window;
+extern uint64_t hf_hprof_test_pipe_max;
 extern size_t hf_hprof_test_class_values;
 
 typedef struct conv {
@@ -2833,6 +2834,28 @@ static void check_big_first_streams(const char *file, const char *dir, const cha
 	sqlite3 *db = db_open(fifo_db);
 	if (db) {
 		CHECK_STR(meta(db, "hprof.size_model_from"), "spacing", "through a FIFO: the model from the spacing");
+		sqlite3_close(db);
+	}
+	/* A pipe held only 4 MiB ahead: the objects past the long[] out of
+	 * sight, the first address decides, and a warning says so. */
+	size_t size;
+	uint8_t *data = slurp(file, &size);
+	char fifo[1200], fdb[1200];
+	snprintf(fifo, sizeof fifo, "%s/bound.fifo", dir);
+	snprintf(fdb, sizeof fdb, "%s/bound.db", dir);
+	hf_hprof_options ob;
+	options(&ob);
+	conv cb;
+	hf_hprof_test_pipe_max = (uint64_t)4 << 20;
+	CHECK(data && convert_fifo(fifo, data, size, fdb, &ob, &cb) == HF_OK, "through a FIFO held 4 MiB ahead: %s",
+	      data ? cb.msg : "no data");
+	hf_hprof_test_pipe_max = 0;
+	free(data);
+	if (data && (db = db_open(fdb))) {
+		CHECK_STR(meta(db, "hprof.size_model_from"), "address", "past the pipe's bound: the first address");
+		CHECK_EQ_I(qi(db, "SELECT count(*) FROM metadata WHERE key = 'hprof.warning' AND value LIKE"
+		              " '%%layout was not found before the look ahead''s bound (48 MiB ahead of a pipe)%%'"),
+		           1, "a warning that the layout is guessed");
 		sqlite3_close(db);
 	}
 	char gz[1200], gdb[1200];

@@ -974,8 +974,10 @@ static const size_model hotspot_models[] = {
 #define SNIFF_INFLATE_MAX ((uint64_t)512 << 20)
 #define SNIFF_PIPE_MAX ((uint64_t)48 << 20)
 /* Tests (fuzz_hprof): windows of this many bytes instead (0: SNIFF_WINDOW),
- * so that small inputs reach the moves. */
+ * so that small inputs reach the moves; (test_synthetic) a pipe's bound of
+ * this many bytes instead (0: SNIFF_PIPE_MAX). */
 size_t hf_hprof_test_sniff_window;
+uint64_t hf_hprof_test_pipe_max;
 
 /* The bytes the look ahead reads: p[0, avail) at stream offset base. */
 typedef struct sniff_win {
@@ -986,6 +988,7 @@ typedef struct sniff_win {
 	int at_end;              /* the input ends in the window */
 	int windows;             /* read so far */
 	int lost;                /* a pipe's window that a failed peek may have moved */
+	int bounded;             /* stopped by SNIFF_PIPE_MAX or SNIFF_INFLATE_MAX, not the input's end */
 	size_t size;             /* of a window: SNIFF_WINDOW */
 	uint8_t *buf;            /* a plain file's window, read at an offset */
 	hf_input *again;         /* a gzip file's second reading */
@@ -1010,6 +1013,8 @@ static bool sniff_move(reader *r, sniff_win *w, uint64_t off)
 		w->avail = got;
 	} else if (w->again || !hf_input_reopen(r->in, &w->again, &ignored)) {
 		uint64_t at = hf_input_offset(w->again), skipped;
+		if (off > SNIFF_INFLATE_MAX)
+			w->bounded = 1;
 		if (off < at || off > SNIFF_INFLATE_MAX ||
 		    hf_input_skip(w->again, off - at, &skipped, &ignored) || skipped != off - at ||
 		    hf_input_peek_some(w->again, w->size, &w->p, &w->avail, &ignored) || !w->avail)
@@ -1021,10 +1026,16 @@ static bool sniff_move(reader *r, sniff_win *w, uint64_t off)
 		 * moves its buffer: the earlier windows are not looked at
 		 * again). */
 		uint64_t ahead = off - w->start, want = ahead + w->size;
-		if (off < w->start || ahead >= SNIFF_PIPE_MAX)
+		uint64_t bound = hf_hprof_test_pipe_max ? hf_hprof_test_pipe_max : SNIFF_PIPE_MAX;
+		if (off < w->start)
 			return false;
-		if (want > SNIFF_PIPE_MAX)
-			want = SNIFF_PIPE_MAX;
+		if (ahead >= bound) {
+			w->bounded = 1;
+			return false;
+		}
+		bool capped = want > bound;
+		if (capped)
+			want = bound;
 		const uint8_t *p;
 		size_t got;
 		if (hf_input_peek_some(r->in, (size_t)want, &p, &got, &ignored) || got <= ahead) {
@@ -1041,6 +1052,8 @@ static bool sniff_move(reader *r, sniff_win *w, uint64_t off)
 		w->at_end = 1;
 		if (got >= want && w->avail == w->size)
 			w->at_end = 0;
+		else if (got >= want && capped)
+			w->bounded = 1;
 		w->windows++;
 		return true;
 	}
@@ -1210,7 +1223,8 @@ static bool sniff_wraps(reader *r, size_t avail, uint64_t skip)
  * the index of the model that spaces the objects best, among those whose
  * references are oop bytes wide (0: all), or -1 when none stands out (too
  * few objects in the window, or addresses that do not follow each other). */
-static int sniff_model(reader *r, heap_ctx *h, unsigned sub, unsigned oop, unsigned *align_hint)
+static int sniff_model(reader *r, heap_ctx *h, unsigned sub, unsigned oop, unsigned *align_hint,
+                       bool *bounded)
 {
 	const unsigned I = r->idsize;
 	const uint8_t *p;
@@ -1222,7 +1236,7 @@ static int sniff_model(reader *r, heap_ctx *h, unsigned sub, unsigned oop, unsig
 		return -1;
 	if (avail > win)  /* a peek may give more than asked */
 		avail = win;
-	sniff_win w = { p, avail, hf_input_offset(r->in), hf_input_offset(r->in), avail < win, 1, 0, win, NULL, NULL };
+	sniff_win w = { p, avail, hf_input_offset(r->in), hf_input_offset(r->in), avail < win, 1, 0, 0, win, NULL, NULL };
 	sniffer s;
 	memset(&s, 0, sizeof s);
 	hf_map_init(&s.ix);
@@ -1468,6 +1482,8 @@ decide:;
 		 * alignment itself, but by a chance of one in 2^SNIFF_MIN (every
 		 * id a multiple of twice it). */
 		*align_hint = (unsigned)max_align;
+	/* Undecided for want of objects the bound kept out of sight. */
+	*bounded = !stands && !hinted && w.bounded;
 	hf_map_free(&s.ix);
 	free(s.classes);
 	free(s.pairs);
@@ -1479,10 +1495,10 @@ decide:;
 
 /* Decides the size model at the first CLASS, INSTANCE or ARRAY DUMP, whose
  * body (tag sub) is next in the input (see schema/README.md). */
-static void decide_model(reader *r, heap_ctx *h, unsigned sub)
+static hf_status decide_model(reader *r, heap_ctx *h, unsigned sub)
 {
 	if (r->coops_decided)
-		return;
+		return HF_OK;
 	r->coops_decided = 1;
 	/* hprof-conv turns an Android dump into a 1.0.2 file and leaves the
 	 * rest as it was: 4-byte ids, ART's class names (LOAD CLASS comes
@@ -1495,21 +1511,22 @@ static void decide_model(reader *r, heap_ctx *h, unsigned sub)
 		r->obj_header = 8;
 		r->arr_header = 12;
 		r->coops = 1;
-		return;
+		return HF_OK;
 	}
 	if (r->idsize == 4) {
 		r->oop = 4;
 		r->obj_header = 8;
 		r->arr_header = 12;
 		r->coops = 0;
-		return;
+		return HF_OK;
 	}
 	/* --compressed-oops=yes|no imposes the width of a reference; the
 	 * headers and the alignment are still found from the spacing. */
 	int coops = r->opt->compressed_oops;
 	const size_model *m;
 	unsigned align = 8;
-	int sniffed = sniff_model(r, h, sub, coops < 0 ? 0 : coops ? 4 : 8, &align);
+	bool bounded = false;
+	int sniffed = sniff_model(r, h, sub, coops < 0 ? 0 : coops ? 4 : 8, &align, &bounded);
 	if (sniffed >= 0) {
 		m = &hotspot_models[sniffed];
 		r->model_from = "spacing";
@@ -1542,6 +1559,16 @@ static void decide_model(reader *r, heap_ctx *h, unsigned sub)
 	r->arr_header = m->arr_header;
 	r->obj_align = m->align;
 	r->coops = m->oop == 4;
+	/* A layout the look ahead might have found in a plain file: said,
+	 * as the sizes that follow from it may be wrong. */
+	if (bounded && !strcmp(r->model_from, "address"))
+		return warn(r, hf_input_offset(r->in),
+		            "the objects' layout was not found before the look ahead's bound (%s), so it is "
+		            "guessed from the first object's address: %s, %u-byte headers, aligned to %u; "
+		            "convert the plain file, or choose with --compressed-oops",
+		            hf_input_compression(r->in) ? "512 MiB into a gzip file" : "48 MiB ahead of a pipe",
+		            m->oop == 4 ? "compressed oops" : "8-byte references", m->obj_header, m->align);
+	return HF_OK;
 }
 
 /* ---- output helpers ------------------------------------------------------ */
@@ -3744,7 +3771,8 @@ static hf_status heap_record(reader *r, unsigned tag, uint64_t length, int to_eo
 		if (!r->coops_decided && (sub == SUB_CLASS_DUMP || sub == SUB_INSTANCE_DUMP ||
 		                          sub == SUB_OBJECT_ARRAY_DUMP || sub == SUB_PRIMITIVE_ARRAY_DUMP ||
 		                          sub == SUB_PRIMITIVE_ARRAY_NODATA))
-			decide_model(r, &h, sub);
+			if ((st = decide_model(r, &h, sub)))
+				return st;
 		switch (sub) {
 		case SUB_ROOT_UNKNOWN: case SUB_ROOT_STICKY_CLASS: case SUB_ROOT_MONITOR_USED:
 		case SUB_ROOT_INTERNED_STRING: case SUB_ROOT_FINALIZING: case SUB_ROOT_DEBUGGER:

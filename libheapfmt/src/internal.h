@@ -346,8 +346,10 @@ hf_status hf_input_read_at(hf_input *in, uint64_t off, void *dst, size_t n, size
 /* Tests (hprof.c): 1 makes the HPROF reader's passes for late Strings read
  * the whole input again instead of its index of text arrays. */
 extern int hf_hprof_test_reread;
-/* Tests (hprof.c): the size model's look-ahead windows, in bytes (0: 16 MiB). */
+/* Tests (hprof.c): the size model's look-ahead windows, in bytes (0: 16 MiB),
+ * and how far ahead of its reading a pipe is held for it (0: 48 MiB). */
 extern size_t hf_hprof_test_sniff_window;
+extern uint64_t hf_hprof_test_pipe_max;
 /* Tests (hprof.c): the pass over the index for parked Strings reads their
  * records in batches of hf_hprof_test_pf_batch (0: its own size), then one
  * record at a time, and fails at record hf_hprof_test_pf_fail (from 1). */
