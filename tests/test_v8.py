@@ -256,9 +256,56 @@ def kept_members(tools, src, tmp):
               and "broken" not in out, "kept members: the counts are the writer's; a value that is not JSON is left out")
 
 
+def graph(snap):
+    """The nodes' ids in order and the edges as (from id, type, name or
+    index, to id), of a parsed snapshot."""
+    meta = snap["snapshot"]["meta"]
+    nf, ef = meta["node_fields"], meta["edge_fields"]
+    n, e = snap["nodes"], snap["edges"]
+    idf, ecf = nf.index("id"), nf.index("edge_count")
+    ids = [n[i + idf] for i in range(0, len(n), len(nf))]
+    edges, k = [], 0
+    for j, i in enumerate(range(0, len(n), len(nf))):
+        for _ in range(n[i + ecf]):
+            f = dict(zip(ef, e[k:k + len(ef)]))
+            edges.append((ids[j], f["type"], f["name_or_index"], ids[f["to_node"] // len(nf)]))
+            k += len(ef)
+    return ids, edges
+
+
+def big_ids(tools, src, tmp):
+    """Ids from 2^63 on (negative in the database) come back after the
+    others, in unsigned order: the root stays the first node (it came first
+    until 2026-11-29, when the writer sorted the database's signed values)."""
+    t = lambda n: os.path.join(tools, n)
+    with open(os.path.join(src, "testdata", "v8", "small.heapsnapshot")) as f:
+        snap = json.load(f)
+    nf = snap["snapshot"]["meta"]["node_fields"]
+    idf = nf.index("id")
+    ids = [snap["nodes"][i + idf] for i in range(0, len(snap["nodes"]), len(nf))]
+    # The last node and one in the middle take ids past 2^63.
+    snap["nodes"][(len(ids) - 1) * len(nf) + idf] = 2**64 - 3
+    snap["nodes"][(len(ids) // 2) * len(nf) + idf] = 2**63 + 5
+    src_path, db, back = (os.path.join(tmp, n) for n in ("big.heapsnapshot", "big.db", "big-back.heapsnapshot"))
+    with open(src_path, "w") as f:
+        json.dump(snap, f)
+    rc, _, err = run([t("heapsnapshot2heapdb"), "-q", src_path, db])
+    if not check(rc == 0, "big ids: heapsnapshot2heapdb: %s" % err):
+        return
+    rc, _, err = run([t("heapdb2heapsnapshot"), "-q", db, back])
+    if not check(rc == 0, "big ids: heapdb2heapsnapshot: %s" % err):
+        return
+    gi, ge = graph(snap)
+    bi, be = graph(json.load(open(back)))
+    check(bi[0] == gi[0], "big ids: the root first (%s, not %s)" % (gi[0], bi[0]))
+    check(bi == sorted(gi), "big ids: nodes in unsigned id order: %s" % bi)
+    check(sorted(be) == sorted(ge), "big ids: the same edges between the same ids")
+
+
 def mode_node(tools, src, build):
     with tempfile.TemporaryDirectory() as tmp:
         kept_members(tools, src, tmp)
+        big_ids(tools, src, tmp)
     mods, why = npm_parser(build)
     if not mods:
         if pycheck.failures:

@@ -35,6 +35,17 @@ def variants(good):
         ("node type out of range", rep(b",5,5,13,32,1,0,0", b",16,5,13,32,1,0,0"), "node type 16 out of range"),
         ("edge type out of range", rep(b",0,9,14]", b",7,9,14]"), "edge type 7 out of range"),
         ("node_count disagrees", rep(b'"node_count":7', b'"node_count":8'), "node_count says 8"),
+        # Counts that are not integers were taken for absent (2^64+7 then
+        # went to the metadata as 1.8446744073709552e+19).
+        ("node_count past 2^64", rep(b'"node_count":7', b'"node_count":18446744073709551623'),
+         "snapshot.node_count is not a count"),
+        ("node_count negative", rep(b'"node_count":7', b'"node_count":-1'), "snapshot.node_count is not a count"),
+        ("edge_count a string", rep(b'"edge_count":7', b'"edge_count":"7"'), "snapshot.edge_count is not a count"),
+        ("node_count a fraction", rep(b'"node_count":7', b'"node_count":6.5'), "snapshot.node_count is not a count"),
+        # Cut inside a number of the edges: the truncation, not the part of
+        # the number there (to_node 1 of 14 is not a multiple of 7).
+        ("truncated inside to_node", good[:good.index(b'"edges":[1,1,7,5,6,14') + len(b'"edges":[1,1,7,5,6,1')],
+         "the snapshot ends inside an array of integers"),
         ("negative number", rep(b"9,0,1,0,2,0,0", b"9,0,-1,0,2,0,0"), "non-negative integer"),
         ("fraction", rep(b"9,0,1,0,2,0,0", b"9,0,1.5,0,2,0,0"), "integer"),
         ("nodes before snapshot", b'{"nodes":[]}', "snapshot"),

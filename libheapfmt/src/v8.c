@@ -196,6 +196,14 @@ static hf_status use_header(v8r *r)
 	if (!nfl || !efl || !ntl || ntl->type != HF_JV_ARRAY || !etl || etl->type != HF_JV_ARRAY)
 		return bad_header(r, "expected %s", "meta.node_fields, node_types, edge_fields and "
 		                  "edge_types (arrays)");
+	/* The counts, when given, are what the arrays are checked against, and
+	 * the metadata that says them is an integer (heapfmt.schema.json). */
+	static const char *const counts[] = { "node_count", "edge_count", "trace_function_count" };
+	for (size_t i = 0; i < sizeof counts / sizeof *counts; i++) {
+		const hf_jval *c = hf_jval_get(h, counts[i]);
+		if (c && (c->type != HF_JV_INT || c->i < 0))
+			return bad_header(r, "snapshot.%s is not a count (an integer from 0 to 2^63-1)", counts[i]);
+	}
 	r->nf = nfl->n;
 	r->ef = efl->n;
 	if (r->nf > 64)

@@ -87,7 +87,8 @@ typedef struct exp {
 	int e_type, e_name, e_to;
 	int *idx_is_label;      /* v8: per edge type, 1 when name_or_index is an index */
 	size_t n_etypes, n_ntypes;
-	int64_t *ids;           /* node ids in key order */
+	int64_t *ids;           /* node ids in key order (signed) */
+	size_t nneg;            /* of them negative (from 2^63 unsigned): written last */
 	hf_id_index by_id;      /* lookups in ids */
 	uint32_t *ecount;
 	size_t n;
@@ -191,10 +192,17 @@ static hf_status std_name(exp *x, int which, int64_t *idx)
 
 /* ---- the node table ---------------------------------------------------------- */
 
+/* The index of node id in the snapshot's node array, or -1.  The array
+ * holds the nodes in the order of their ids as unsigned numbers, as they came
+ * (an id from 2^63 on is negative in the database, and x->ids in the
+ * database's order has the x->nneg of them first): a snapshot's first node
+ * is its root (V8's id 1). */
 static ssize_t find_node(const exp *x, int64_t id)
 {
 	size_t i = hf_id_index_find(&x->by_id, id);
-	return i < x->n ? (ssize_t)i : -1;
+	if (i >= x->n)
+		return -1;
+	return (ssize_t)(i >= x->nneg ? i - x->nneg : i + (x->n - x->nneg));
 }
 
 /* A dump without nodes: the database's only dump when it is empty, else a
@@ -246,6 +254,8 @@ static hf_status load_nodes(exp *x)
 	if (rc != SQLITE_DONE)
 		return db_fail(x, "cannot read the nodes");
 	hf_id_index_build(&x->by_id, x->ids, x->n);
+	while (x->nneg < x->n && x->ids[x->nneg] < 0)
+		x->nneg++;
 	x->ecount = calloc(x->n + 1, sizeof *x->ecount);
 	if (!x->ecount)
 		return nomem(x);
@@ -560,6 +570,21 @@ static void put_edge(exp *x, uint64_t type, uint64_t label, uint64_t to_index, i
 	x->st->edges++;
 }
 
+/* SELECT what (columns FROM table) of the dump's rows whose key is
+ * non-negative (half 0) or negative (half 1), ordered: the two halves, in
+ * turn, give the rows in the order of the key as an unsigned number. */
+static hf_status prep_half(exp *x, sqlite3_stmt **q, const char *what, const char *key, const char *order,
+                           int half)
+{
+	char sql[256];
+	snprintf(sql, sizeof sql, "SELECT %s WHERE dump = ?1 AND %s %s 0 ORDER BY %s", what, key,
+	         half ? "<" : ">=", order);
+	hf_status st = prep(x, q, sql);
+	if (!st)
+		sqlite3_bind_int64(*q, 1, x->opt->dump);
+	return st;
+}
+
 static hf_status write_nodes(exp *x)
 {
 	hf_status st;
@@ -582,55 +607,58 @@ static hf_status write_nodes(exp *x)
 		}
 		x->st->synthetic_nodes = x->nsyn;
 	}
-	sqlite3_stmt *q;
-	if ((st = prep(x, &q, "SELECT identifier, nodetypeid, class, size FROM node WHERE dump = ?1 "
-	                      "ORDER BY identifier")))
-		return st;
-	sqlite3_bind_int64(q, 1, x->opt->dump);
+	/* In the order of the ids as unsigned numbers (find_node): those from
+	 * 2^63 on, negative in the database, last. */
 	size_t i = 0;
-	int rc;
 	int64_t extra[64];
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW && i < x->n) {
-		int64_t id = sqlite3_column_int64(q, 0);
-		int type = sqlite3_column_int(q, 1);
-		int64_t cls = sqlite3_column_int64(q, 2);
-		int64_t size = sqlite3_column_int64(q, 3);
-		subtab *s = sub_of(x->nsub, x->n_nsub, type);
-		uint64_t vtype;
-		memset(extra, 0, sizeof extra);
-		nm = -1;
-		if (x->v8) {
-			vtype = type >= HF_V8_NODE_BASE && (size_t)(type - HF_V8_NODE_BASE) < x->n_ntypes
-			        ? (uint64_t)(type - HF_V8_NODE_BASE) : 0;
-			if (s && s->q) {
-				sqlite3_reset(s->q);
-				sqlite3_bind_int64(s->q, 1, id);
-				sqlite3_bind_int64(s->q, 2, x->opt->dump);
-				if (sqlite3_step(s->q) == SQLITE_ROW)
-					for (size_t k = 0; k < x->nf && k < 64; k++)
-						extra[k] = sqlite3_column_int64(s->q, (int)k + 1);
-			}
-			if (x->f_name >= 0 && extra[x->f_name] > 0) {
-				if ((st = out_string(x, extra[x->f_name], NULL, &nm)))
+	for (int pass = 0; pass < 2; pass++) {
+		sqlite3_stmt *q;
+		if ((st = prep_half(x, &q, "identifier, nodetypeid, class, size FROM node", "identifier",
+		                    "identifier", pass)))
+			return st;
+		int rc;
+		while ((rc = sqlite3_step(q)) == SQLITE_ROW && i < x->n) {
+			int64_t id = sqlite3_column_int64(q, 0);
+			int type = sqlite3_column_int(q, 1);
+			int64_t cls = sqlite3_column_int64(q, 2);
+			int64_t size = sqlite3_column_int64(q, 3);
+			subtab *s = sub_of(x->nsub, x->n_nsub, type);
+			uint64_t vtype;
+			memset(extra, 0, sizeof extra);
+			nm = -1;
+			if (x->v8) {
+				vtype = type >= HF_V8_NODE_BASE && (size_t)(type - HF_V8_NODE_BASE) < x->n_ntypes
+				        ? (uint64_t)(type - HF_V8_NODE_BASE) : 0;
+				if (s && s->q) {
+					sqlite3_reset(s->q);
+					sqlite3_bind_int64(s->q, 1, id);
+					sqlite3_bind_int64(s->q, 2, x->opt->dump);
+					if (sqlite3_step(s->q) == SQLITE_ROW)
+						for (size_t k = 0; k < x->nf && k < 64; k++)
+							extra[k] = sqlite3_column_int64(s->q, (int)k + 1);
+				}
+				if (x->f_name >= 0 && extra[x->f_name] > 0) {
+					if ((st = out_string(x, extra[x->f_name], NULL, &nm)))
+						break;
+				}
+				if (nm < 0 && (st = std_name(x, 0, &nm)))
+					break;
+			} else {
+				vtype = s && s->is_array ? STD_ARRAY : STD_OBJECT;
+				if ((st = class_name(x, cls, s && !strcmp(s->name, "class"), &nm)))
 					break;
 			}
-			if (nm < 0 && (st = std_name(x, 0, &nm)))
-				break;
-		} else {
-			vtype = s && s->is_array ? STD_ARRAY : STD_OBJECT;
-			if ((st = class_name(x, cls, s && !strcmp(s->name, "class"), &nm)))
-				break;
+			put_node(x, vtype, nm, (uint64_t)id, (uint64_t)size, x->ecount[i], extra, &first);
+			i++;
+			if (x->opt->progress && !(i & 0xFFFF))
+				x->opt->progress(x->opt->progress_ctx, i, x->n + x->edges);
 		}
-		put_node(x, vtype, nm, (uint64_t)id, (uint64_t)size, x->ecount[i], extra, &first);
-		i++;
-		if (x->opt->progress && !(i & 0xFFFF))
-			x->opt->progress(x->opt->progress_ctx, i, x->n + x->edges);
+		sqlite3_finalize(q);
+		if (st)
+			return st;
+		if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+			return db_fail(x, "cannot read the nodes");
 	}
-	sqlite3_finalize(q);
-	if (st)
-		return st;
-	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
-		return db_fail(x, "cannot read the nodes");
 	return HF_OK;
 }
 
@@ -662,60 +690,62 @@ static hf_status write_edges(exp *x)
 				return db_fail(x, "cannot read hprof_gc_root");
 		}
 	}
-	if ((st = prep(x, &q, "SELECT source, edgetypeid, dest, label FROM edge WHERE dump = ?1 "
-	                      "ORDER BY source, seq")))
-		return st;
-	sqlite3_bind_int64(q, 1, x->opt->dump);
-	int rc;
+	/* Node by node, in the nodes' order (write_nodes). */
 	uint64_t done = 0;
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		ssize_t s = find_node(x, sqlite3_column_int64(q, 0));
-		ssize_t d = find_node(x, sqlite3_column_int64(q, 2));
-		if (s < 0 || d < 0)
-			continue;
-		int type = sqlite3_column_int(q, 1);
-		int64_t label = sqlite3_column_int64(q, 3);
-		uint64_t vtype, vlabel;
-		int64_t idx;
-		if (x->v8) {
-			vtype = type >= HF_V8_EDGE_BASE && (size_t)(type - HF_V8_EDGE_BASE) < x->n_etypes
-			        ? (uint64_t)(type - HF_V8_EDGE_BASE) : 0;
-			if (x->idx_is_label[vtype]) {
-				vlabel = (uint64_t)label;
+	for (int pass = 0; pass < 2; pass++) {
+		if ((st = prep_half(x, &q, "source, edgetypeid, dest, label FROM edge", "source", "source, seq",
+		                    pass)))
+			return st;
+		int rc;
+		while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+			ssize_t s = find_node(x, sqlite3_column_int64(q, 0));
+			ssize_t d = find_node(x, sqlite3_column_int64(q, 2));
+			if (s < 0 || d < 0)
+				continue;
+			int type = sqlite3_column_int(q, 1);
+			int64_t label = sqlite3_column_int64(q, 3);
+			uint64_t vtype, vlabel;
+			int64_t idx;
+			if (x->v8) {
+				vtype = type >= HF_V8_EDGE_BASE && (size_t)(type - HF_V8_EDGE_BASE) < x->n_etypes
+				        ? (uint64_t)(type - HF_V8_EDGE_BASE) : 0;
+				if (x->idx_is_label[vtype]) {
+					vlabel = (uint64_t)label;
+				} else {
+					if ((st = label > 0 ? out_string(x, label, NULL, &idx) : std_name(x, 0, &idx)))
+						break;
+					vlabel = (uint64_t)idx;
+				}
 			} else {
-				if ((st = label > 0 ? out_string(x, label, NULL, &idx) : std_name(x, 0, &idx)))
-					break;
-				vlabel = (uint64_t)idx;
+				subtab *e = sub_of(x->esub, x->n_esub, type);
+				int kind = e ? e->edge_label : 0;
+				if (kind == 2) {
+					vtype = STD_ELEMENT;
+					vlabel = (uint64_t)label;
+				} else if (kind == 1) {
+					vtype = STD_PROPERTY;
+					if ((st = label > 0 ? out_string(x, label, NULL, &idx) : std_name(x, 0, &idx)))
+						break;
+					vlabel = (uint64_t)idx;
+				} else {
+					vtype = STD_INTERNAL;
+					if (e && e->name_out < 0 && (st = out_string(x, 0, e->name, &e->name_out)))
+						break;
+					if (!e && (st = std_name(x, 0, &idx)))
+						break;
+					vlabel = (uint64_t)(e ? e->name_out : idx);
+				}
 			}
-		} else {
-			subtab *e = sub_of(x->esub, x->n_esub, type);
-			int kind = e ? e->edge_label : 0;
-			if (kind == 2) {
-				vtype = STD_ELEMENT;
-				vlabel = (uint64_t)label;
-			} else if (kind == 1) {
-				vtype = STD_PROPERTY;
-				if ((st = label > 0 ? out_string(x, label, NULL, &idx) : std_name(x, 0, &idx)))
-					break;
-				vlabel = (uint64_t)idx;
-			} else {
-				vtype = STD_INTERNAL;
-				if (e && e->name_out < 0 && (st = out_string(x, 0, e->name, &e->name_out)))
-					break;
-				if (!e && (st = std_name(x, 0, &idx)))
-					break;
-				vlabel = (uint64_t)(e ? e->name_out : idx);
-			}
+			put_edge(x, vtype, vlabel, x->nsyn + (size_t)d, &first);
+			if (x->opt->progress && !(++done & 0xFFFF))
+				x->opt->progress(x->opt->progress_ctx, x->n + done, x->n + x->edges);
 		}
-		put_edge(x, vtype, vlabel, x->nsyn + (size_t)d, &first);
-		if (x->opt->progress && !(++done & 0xFFFF))
-			x->opt->progress(x->opt->progress_ctx, x->n + done, x->n + x->edges);
+		sqlite3_finalize(q);
+		if (st)
+			return st;
+		if (rc != SQLITE_DONE)
+			return db_fail(x, "cannot read the edges");
 	}
-	sqlite3_finalize(q);
-	if (st)
-		return st;
-	if (rc != SQLITE_DONE)
-		return db_fail(x, "cannot read the edges");
 	return HF_OK;
 }
 

@@ -561,6 +561,10 @@ hf_status hf_jlex_uint(hf_jlex *lx, uint64_t *v)
 	}
 	if (c == -2)
 		return input_failed(lx);
+	/* Cut inside the number: it may have been longer (its value is not
+	 * to be checked as if it were whole). */
+	if (c < 0)
+		return ends(lx, "an array of integers");
 	if (c == '.' || c == 'e' || c == 'E' || c == '-' || c == '+')
 		return hf_jlex_fail(lx, HF_ERR_FORMAT, "expected an integer, not a number with a fraction or exponent");
 	if (lead0 && n > 1)
