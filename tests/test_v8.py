@@ -185,6 +185,12 @@ def hprof_export(tools, src, mods, tmp):
                          "AND d.dump = e.dump WHERE e.dump = 0").fetchone()
     roots, = con.execute("SELECT count(*) FROM hprof_gc_root r JOIN node n "
                          "ON n.identifier = r.object AND n.dump = r.dump WHERE r.dump = 0").fetchone()
+    # An object's reference to its class, as the analysis counts it: to a
+    # class node that is not a GC root.
+    class_edges, = con.execute("SELECT count(*) FROM node n JOIN node c ON c.identifier = n.class "
+                               "AND c.dump = n.dump WHERE n.dump = 0 AND n.class NOT IN "
+                               "(SELECT object FROM hprof_gc_root WHERE dump = 0)").fetchone()
+    unreachable, = con.execute("SELECT count(*) FROM node_analysis WHERE dump = 0 AND reachable = 0").fetchone()
     sql = open(os.path.join(src, "schema", "queries", "class_histogram.sql")).read()
     histo = {}
     for cls, count, size, dump in con.execute(sql, {"dump": 0}):
@@ -193,9 +199,23 @@ def hprof_export(tools, src, mods, tmp):
     synthetic = SYNTHETIC_ROOT_NODES + kinds
     check(s["nodes"] == nodes + synthetic, "HPROF export: %d nodes = %d of the dump + %d synthetic"
           % (s["nodes"], nodes, synthetic))
-    check(s["edges"] == edges + 1 + kinds + roots,
-          "HPROF export: %d edges = %d of the dump + %d to the GC-root groups + %d GC roots"
-          % (s["edges"], edges, 1 + kinds, roots))
+    check(s["edges"] == edges + 1 + kinds + roots + class_edges,
+          "HPROF export: %d edges = %d of the dump + %d to the GC-root groups + %d GC roots + %d to classes"
+          % (s["edges"], edges, 1 + kinds, roots, class_edges))
+    # What the root reaches (DevTools' distance) is what node_analysis has
+    # reachable: 48 classes were unreachable without the class edges.
+    ids, edges_by_id = graph(json.load(open(out)))
+    succ = {}
+    for a, _, _, b in edges_by_id:
+        succ.setdefault(a, []).append(b)
+    seen, todo = {ids[0]}, [ids[0]]
+    while todo:
+        for b in succ.get(todo.pop(), ()):
+            if b not in seen:
+                seen.add(b)
+                todo.append(b)
+    check(len(ids) - len(seen) == unreachable, "HPROF export: %d nodes unreachable from the root, "
+          "node_analysis %d" % (len(ids) - len(seen), unreachable))
     totals = {k: v for k, v in s["all"].items()}
     synth = {k: v for k, v in totals.items() if k == "" or k.startswith("(")}
     for k in synth:

@@ -12,7 +12,8 @@
  *      left out and counted);
  *   3. writes nodes, then edges in (source, seq) order, which is node order,
  *      then the strings used, which it numbers as it goes.
- * Memory: 12 bytes per node (id, edge count), a map entry per distinct
+ * Memory: 12 bytes per node (id, edge count), 16 from HPROF and other dumps
+ * (its class), a map entry per distinct
  * string used, one per class name looked up.
  *
  * From a database made from a snapshot (target_source "v8", metadata
@@ -91,6 +92,8 @@ typedef struct exp {
 	size_t nneg;            /* of them negative (from 2^63 unsigned): written last */
 	hf_id_index by_id;      /* lookups in ids */
 	uint32_t *ecount;
+	int32_t *class_at;      /* not v8: per node, its class's index, or -1 (none, or a GC root) */
+	int64_t class_edge_name; /* out index of "class", the class edges' name (-1 not yet) */
 	size_t n;
 	uint64_t edges;
 	size_t nsyn;            /* synthetic nodes before the dump's */
@@ -320,6 +323,64 @@ static hf_status load_roots(exp *x)
 	sqlite3_finalize(q);
 	if (rc != SQLITE_DONE)
 		return db_fail(x, "cannot read hprof_gc_root");
+	return HF_OK;
+}
+
+/* Each object's reference to its class (a database not made from a
+ * snapshot): an internal edge "class", first among the object's edges, as
+ * the analysis counts it (analysis.c, open_next: in the VM an object keeps
+ * its class), unless the class is a GC root, as there too.  Without it
+ * DevTools found classes unreachable that node_analysis has reachable (48 of
+ * the sample's, helper 24, 2026-11-29). */
+static hf_status load_classes(exp *x)
+{
+	uint8_t *rooted = calloc(x->n / 8 + 1, 1);
+	x->class_at = malloc((x->n ? x->n : 1) * sizeof *x->class_at);
+	if (!rooted || !x->class_at) {
+		free(rooted);
+		return nomem(x);
+	}
+	sqlite3_stmt *q;
+	hf_status st = HF_OK;
+	int rc;
+	if (has_table(x, "hprof_gc_root") > 0) {
+		if ((st = prep(x, &q, "SELECT object FROM hprof_gc_root WHERE dump = ?1"))) {
+			free(rooted);
+			return st;
+		}
+		sqlite3_bind_int64(q, 1, x->opt->dump);
+		while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+			ssize_t i = find_node(x, sqlite3_column_int64(q, 0));
+			if (i >= 0)
+				rooted[(size_t)i >> 3] |= (uint8_t)(1u << ((size_t)i & 7));
+		}
+		sqlite3_finalize(q);
+		if (rc != SQLITE_DONE) {
+			free(rooted);
+			return db_fail(x, "cannot read hprof_gc_root");
+		}
+	}
+	if ((st = prep(x, &q, "SELECT identifier, class FROM node WHERE dump = ?1"))) {
+		free(rooted);
+		return st;
+	}
+	sqlite3_bind_int64(q, 1, x->opt->dump);
+	for (size_t i = 0; i < x->n; i++)
+		x->class_at[i] = -1;
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		ssize_t i = find_node(x, sqlite3_column_int64(q, 0));
+		ssize_t c = find_node(x, sqlite3_column_int64(q, 1));
+		if (i < 0 || c < 0 || (rooted[(size_t)c >> 3] >> ((size_t)c & 7) & 1) || x->class_at[i] >= 0 ||
+		    (size_t)c > INT32_MAX)
+			continue;
+		x->class_at[i] = (int32_t)c;
+		x->ecount[i]++;
+		x->edges++;
+	}
+	sqlite3_finalize(q);
+	free(rooted);
+	if (rc != SQLITE_DONE)
+		return db_fail(x, "cannot read the nodes' classes");
 	return HF_OK;
 }
 
@@ -662,6 +723,26 @@ static hf_status write_nodes(exp *x)
 	return HF_OK;
 }
 
+/* The class edges of the nodes from *next up to (not with) end. */
+static hf_status class_edges(exp *x, size_t *next, size_t end, int *first)
+{
+	if (!x->class_at) {
+		*next = end;
+		return HF_OK;
+	}
+	for (; *next < end; ++*next) {
+		if (x->class_at[*next] < 0)
+			continue;
+		if (x->class_edge_name < 0) {
+			hf_status st = out_string(x, 0, "class", &x->class_edge_name);
+			if (st)
+				return st;
+		}
+		put_edge(x, STD_INTERNAL, (uint64_t)x->class_edge_name, x->nsyn + (size_t)x->class_at[*next], first);
+	}
+	return HF_OK;
+}
+
 static hf_status write_edges(exp *x)
 {
 	hf_status st = HF_OK;
@@ -690,9 +771,12 @@ static hf_status write_edges(exp *x)
 				return db_fail(x, "cannot read hprof_gc_root");
 		}
 	}
-	/* Node by node, in the nodes' order (write_nodes). */
+	/* Node by node, in the nodes' order (write_nodes): the nodes up to a
+	 * row's source get their class edge (load_classes) before it. */
 	uint64_t done = 0;
+	size_t next = 0;         /* the first node whose class edge is still to come */
 	for (int pass = 0; pass < 2; pass++) {
+		size_t end = pass ? x->n : x->n - x->nneg;
 		if ((st = prep_half(x, &q, "source, edgetypeid, dest, label FROM edge", "source", "source, seq",
 		                    pass)))
 			return st;
@@ -702,6 +786,8 @@ static hf_status write_edges(exp *x)
 			ssize_t d = find_node(x, sqlite3_column_int64(q, 2));
 			if (s < 0 || d < 0)
 				continue;
+			if ((st = class_edges(x, &next, (size_t)s + 1, &first)))
+				break;
 			int type = sqlite3_column_int(q, 1);
 			int64_t label = sqlite3_column_int64(q, 3);
 			uint64_t vtype, vlabel;
@@ -741,6 +827,8 @@ static hf_status write_edges(exp *x)
 				x->opt->progress(x->opt->progress_ctx, x->n + done, x->n + x->edges);
 		}
 		sqlite3_finalize(q);
+		if (!st)
+			st = class_edges(x, &next, end, &first);
 		if (st)
 			return st;
 		if (rc != SQLITE_DONE)
@@ -1048,6 +1136,8 @@ static hf_status write_all(exp *x)
 		st = dump_exists(x);
 	if (!st && !x->v8)
 		st = load_roots(x);
+	if (!st && !x->v8)
+		st = load_classes(x);
 	if (st) {
 		free(v8meta);
 		return st;
@@ -1134,6 +1224,7 @@ hf_status hf_v8_export(const char *db_path, const char *out_path, const hf_v8_ex
 	x->opt = opt_in;
 	for (int i = 0; i < 4; i++)
 		x->std_names[i] = -1;
+	x->class_edge_name = -1;
 	hf_map_init(&x->by_dbid);
 	hf_map_init(&x->class_name);
 	hf_status st = HF_OK;
@@ -1202,6 +1293,7 @@ out:
 	hf_id_index_free(&x->by_id);
 	free(x->ids);
 	free(x->ecount);
+	free(x->class_at);
 	free(x->idx_is_label);
 	hf_jval_free(&x->meta);
 	hf_map_free(&x->by_dbid);
