@@ -191,6 +191,7 @@ def hprof_export(tools, src, mods, tmp):
                                "AND c.dump = n.dump WHERE n.dump = 0 AND n.class NOT IN "
                                "(SELECT object FROM hprof_gc_root WHERE dump = 0)").fetchone()
     unreachable, = con.execute("SELECT count(*) FROM node_analysis WHERE dump = 0 AND reachable = 0").fetchone()
+    weakly, = con.execute("SELECT count(*) FROM node_analysis WHERE dump = 0 AND reachable = 2").fetchone()
     sql = open(os.path.join(src, "schema", "queries", "class_histogram.sql")).read()
     histo = {}
     for cls, count, size, dump in con.execute(sql, {"dump": 0}):
@@ -202,20 +203,26 @@ def hprof_export(tools, src, mods, tmp):
     check(s["edges"] == edges + 1 + kinds + roots + class_edges,
           "HPROF export: %d edges = %d of the dump + %d to the GC-root groups + %d GC roots + %d to classes"
           % (s["edges"], edges, 1 + kinds, roots, class_edges))
-    # What the root reaches (DevTools' distance) is what node_analysis has
-    # reachable: 48 classes were unreachable without the class edges.
-    ids, edges_by_id = graph(json.load(open(out)))
-    succ = {}
-    for a, _, _, b in edges_by_id:
-        succ.setdefault(a, []).append(b)
-    seen, todo = {ids[0]}, [ids[0]]
-    while todo:
-        for b in succ.get(todo.pop(), ()):
-            if b not in seen:
-                seen.add(b)
-                todo.append(b)
-    check(len(ids) - len(seen) == unreachable, "HPROF export: %d nodes unreachable from the root, "
-          "node_analysis %d" % (len(ids) - len(seen), unreachable))
+    # What the root reaches is what node_analysis has reachable (48 classes
+    # were unreachable without the class edges); over the strong edges
+    # (DevTools' distance), what it has strongly reachable: a referent is a
+    # weak edge.
+    snap = json.load(open(out))
+    weak = snap["snapshot"]["meta"]["edge_types"][0].index("weak")
+    ids, edges_by_id = graph(snap)
+    for strong, want, what in ((False, unreachable, "unreachable"), (True, unreachable + weakly, "not strongly reachable")):
+        succ = {}
+        for a, typ, _, b in edges_by_id:
+            if not strong or typ != weak:
+                succ.setdefault(a, []).append(b)
+        seen, todo = {ids[0]}, [ids[0]]
+        while todo:
+            for b in succ.get(todo.pop(), ()):
+                if b not in seen:
+                    seen.add(b)
+                    todo.append(b)
+        check(len(ids) - len(seen) == want, "HPROF export: %d nodes %s from the root, node_analysis %d"
+              % (len(ids) - len(seen), what, want))
     totals = {k: v for k, v in s["all"].items()}
     synth = {k: v for k, v in totals.items() if k == "" or k.startswith("(")}
     for k in synth:

@@ -58,7 +58,7 @@ static const char standard_meta[] =
 	"\"sample_fields\":[\"timestamp_us\",\"last_assigned_id\"],"
 	"\"location_fields\":[\"object_index\",\"script_id\",\"line\",\"column\"]}";
 enum { STD_ARRAY = 1, STD_OBJECT = 3, STD_SYNTHETIC = 9, STD_ELEMENT = 1, STD_PROPERTY = 2,
-       STD_INTERNAL = 3 };
+       STD_INTERNAL = 3, STD_WEAK = 6 };
 
 typedef struct ostr {
 	int64_t dbid;   /* a string of the database, or 0 */
@@ -94,6 +94,8 @@ typedef struct exp {
 	uint32_t *ecount;
 	int32_t *class_at;      /* not v8: per node, its class's index, or -1 (none, or a GC root) */
 	int64_t class_edge_name; /* out index of "class", the class edges' name (-1 not yet) */
+	uint8_t *weak_src;      /* not v8: per node, a bit: an instance of a Reference class */
+	hf_map referent;        /* string ids naming Reference's field "referent" (value unused) */
 	size_t n;
 	uint64_t edges;
 	size_t nsyn;            /* synthetic nodes before the dump's */
@@ -326,6 +328,58 @@ static hf_status load_roots(exp *x)
 	return HF_OK;
 }
 
+/* The classes that are java.lang.ref.Reference or extend it, into refs, and
+ * the string ids naming Reference's field "referent" (as its CLASS DUMP
+ * declares it; without hprof_class_field, every string "referent"), into
+ * x->referent: a referent edge is written as V8's "weak", which retains
+ * nothing, as the analysis takes it (analysis.c, load_reference_classes). */
+static hf_status load_references(exp *x, hf_map *refs)
+{
+	if (has_table(x, "node_class") <= 0)
+		return HF_OK;
+	sqlite3_stmt *q;
+	hf_status st = prep(x, &q,
+		"WITH RECURSIVE r(id) AS (SELECT c.node_identifier FROM node_class c JOIN strings s"
+		" ON s.stringid = c.java_name WHERE c.dump = ?1 AND s.data = 'java.lang.ref.Reference'"
+		" UNION SELECT c.node_identifier FROM node_class c JOIN r ON c.super = r.id WHERE c.dump = ?1)"
+		" SELECT id FROM r");
+	if (st)
+		return st;
+	sqlite3_bind_int64(q, 1, x->opt->dump);
+	int rc;
+	int64_t reference = 0;
+	bool first = true;
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(q, 0);
+		if (first)
+			reference = id;
+		first = false;
+		if (!hf_map_put(refs, (uint64_t)id, 1)) {
+			sqlite3_finalize(q);
+			return nomem(x);
+		}
+	}
+	sqlite3_finalize(q);
+	if (rc != SQLITE_DONE)
+		return db_fail(x, "cannot read node_class");
+	if (first)
+		return HF_OK;
+	bool fields = has_table(x, "hprof_class_field") > 0;
+	if ((st = prep(x, &q, fields ? "SELECT f.name FROM hprof_class_field f JOIN strings s ON s.stringid = f.name"
+	                               " WHERE f.class = ?1 AND f.static = 0 AND s.data = 'referent'"
+	                             : "SELECT stringid FROM strings WHERE data = 'referent'")))
+		return st;
+	if (fields)
+		sqlite3_bind_int64(q, 1, reference);
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW)
+		if (!hf_map_put(&x->referent, (uint64_t)sqlite3_column_int64(q, 0), 1)) {
+			sqlite3_finalize(q);
+			return nomem(x);
+		}
+	sqlite3_finalize(q);
+	return rc == SQLITE_DONE ? HF_OK : db_fail(x, "cannot read the referent field");
+}
+
 /* Each object's reference to its class (a database not made from a
  * snapshot): an internal edge "class", first among the object's edges, as
  * the analysis counts it (analysis.c, open_next: in the VM an object keeps
@@ -336,13 +390,21 @@ static hf_status load_classes(exp *x)
 {
 	uint8_t *rooted = calloc(x->n / 8 + 1, 1);
 	x->class_at = malloc((x->n ? x->n : 1) * sizeof *x->class_at);
-	if (!rooted || !x->class_at) {
+	x->weak_src = calloc(x->n / 8 + 1, 1);
+	if (!rooted || !x->class_at || !x->weak_src) {
 		free(rooted);
 		return nomem(x);
 	}
 	sqlite3_stmt *q;
-	hf_status st = HF_OK;
+	hf_map refs;             /* java.lang.ref.Reference and the classes that extend it */
+	hf_map_init(&refs);
+	hf_status st = load_references(x, &refs);
 	int rc;
+	if (st) {
+		free(rooted);
+		hf_map_free(&refs);
+		return st;
+	}
 	if (has_table(x, "hprof_gc_root") > 0) {
 		if ((st = prep(x, &q, "SELECT object FROM hprof_gc_root WHERE dump = ?1"))) {
 			free(rooted);
@@ -370,6 +432,8 @@ static hf_status load_classes(exp *x)
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
 		ssize_t i = find_node(x, sqlite3_column_int64(q, 0));
 		ssize_t c = find_node(x, sqlite3_column_int64(q, 1));
+		if (i >= 0 && refs.count && hf_map_get(&refs, (uint64_t)sqlite3_column_int64(q, 1)))
+			x->weak_src[(size_t)i >> 3] |= (uint8_t)(1u << ((size_t)i & 7));
 		if (i < 0 || c < 0 || (rooted[(size_t)c >> 3] >> ((size_t)c & 7) & 1) || x->class_at[i] >= 0 ||
 		    (size_t)c > INT32_MAX)
 			continue;
@@ -379,6 +443,7 @@ static hf_status load_classes(exp *x)
 	}
 	sqlite3_finalize(q);
 	free(rooted);
+	hf_map_free(&refs);
 	if (rc != SQLITE_DONE)
 		return db_fail(x, "cannot read the nodes' classes");
 	return HF_OK;
@@ -809,7 +874,9 @@ static hf_status write_edges(exp *x)
 					vtype = STD_ELEMENT;
 					vlabel = (uint64_t)label;
 				} else if (kind == 1) {
-					vtype = STD_PROPERTY;
+					vtype = x->weak_src && (x->weak_src[(size_t)s >> 3] >> ((size_t)s & 7) & 1) &&
+					        x->referent.count && hf_map_get(&x->referent, (uint64_t)label)
+					        ? STD_WEAK : STD_PROPERTY;
 					if ((st = label > 0 ? out_string(x, label, NULL, &idx) : std_name(x, 0, &idx)))
 						break;
 					vlabel = (uint64_t)idx;
@@ -1227,6 +1294,7 @@ hf_status hf_v8_export(const char *db_path, const char *out_path, const hf_v8_ex
 	x->class_edge_name = -1;
 	hf_map_init(&x->by_dbid);
 	hf_map_init(&x->class_name);
+	hf_map_init(&x->referent);
 	hf_status st = HF_OK;
 	char *tmp = NULL;
 	int to_stdout = !strcmp(out_path, "-");
@@ -1294,6 +1362,8 @@ out:
 	free(x->ids);
 	free(x->ecount);
 	free(x->class_at);
+	free(x->weak_src);
+	hf_map_free(&x->referent);
 	free(x->idx_is_label);
 	hf_jval_free(&x->meta);
 	hf_map_free(&x->by_dbid);
