@@ -235,6 +235,24 @@ def hprof_export(tools, src, mods, tmp):
           % (s["nodes"], synthetic, len(histo)))
 
 
+def there_and_back(tools, snap, tmp, name):
+    """snap written as NAME.heapsnapshot, through heapsnapshot2heapdb
+    (NAME.db) and heapdb2heapsnapshot (NAME-back.heapsnapshot): (db, back),
+    or None when a program failed (checked)."""
+    t = lambda n: os.path.join(tools, n)
+    src_path, db, back = (os.path.join(tmp, name + x) for x in (".heapsnapshot", ".db", "-back.heapsnapshot"))
+    with open(src_path, "w") as f:
+        json.dump(snap, f)
+    what = name.replace("-", " ")
+    rc, _, err = run([t("heapsnapshot2heapdb"), "-q", src_path, db])
+    if not check(rc == 0, "%s: heapsnapshot2heapdb: %s" % (what, err)):
+        return None
+    rc, _, err = run([t("heapdb2heapsnapshot"), "-q", db, back])
+    if not check(rc == 0, "%s: heapdb2heapsnapshot: %s" % (what, err)):
+        return None
+    return db, back
+
+
 def kept_members(tools, src, tmp):
     """Header keys and top-level sections heapfmt does not know come back
     from the database as they went in (the JSON values equal, in ASCII)."""
@@ -244,15 +262,10 @@ def kept_members(tools, src, tmp):
     snap["snapshot"]["extra_native_bytes"] = 123456
     snap["snapshot"]["future_flags"] = {"a": [1, 2.5, "\u00e9\U0001f600"], "b": None}
     snap["future_section"] = [[1, 2], {"x": "y"}]
-    src_path, db, back = (os.path.join(tmp, n) for n in ("kept.heapsnapshot", "kept.db", "kept-back.heapsnapshot"))
-    with open(src_path, "w") as f:
-        json.dump(snap, f)
-    rc, _, err = run([t("heapsnapshot2heapdb"), "-q", src_path, db])
-    if not check(rc == 0, "kept members: heapsnapshot2heapdb: %s" % err):
+    res = there_and_back(tools, snap, tmp, "kept-members")
+    if not res:
         return
-    rc, _, err = run([t("heapdb2heapsnapshot"), "-q", db, back])
-    if not check(rc == 0, "kept members: heapdb2heapsnapshot: %s" % err):
-        return
+    db, back = res
     raw = open(back, "rb").read()
     check(all(b < 0x80 for b in raw), "kept members: the export is ASCII")
     out = json.loads(raw)
@@ -304,7 +317,6 @@ def big_ids(tools, src, tmp):
     """Ids from 2^63 on (negative in the database) come back after the
     others, in unsigned order: the root stays the first node (it came first
     until 2026-11-29, when the writer sorted the database's signed values)."""
-    t = lambda n: os.path.join(tools, n)
     with open(os.path.join(src, "testdata", "v8", "small.heapsnapshot")) as f:
         snap = json.load(f)
     nf = snap["snapshot"]["meta"]["node_fields"]
@@ -313,15 +325,10 @@ def big_ids(tools, src, tmp):
     # The last node and one in the middle take ids past 2^63.
     snap["nodes"][(len(ids) - 1) * len(nf) + idf] = 2**64 - 3
     snap["nodes"][(len(ids) // 2) * len(nf) + idf] = 2**63 + 5
-    src_path, db, back = (os.path.join(tmp, n) for n in ("big.heapsnapshot", "big.db", "big-back.heapsnapshot"))
-    with open(src_path, "w") as f:
-        json.dump(snap, f)
-    rc, _, err = run([t("heapsnapshot2heapdb"), "-q", src_path, db])
-    if not check(rc == 0, "big ids: heapsnapshot2heapdb: %s" % err):
+    res = there_and_back(tools, snap, tmp, "big-ids")
+    if not res:
         return
-    rc, _, err = run([t("heapdb2heapsnapshot"), "-q", db, back])
-    if not check(rc == 0, "big ids: heapdb2heapsnapshot: %s" % err):
-        return
+    _, back = res
     gi, ge = graph(snap)
     bi, be = graph(json.load(open(back)))
     check(bi[0] == gi[0], "big ids: the root first (%s, not %s)" % (gi[0], bi[0]))

@@ -93,6 +93,7 @@ typedef struct exp {
 	hf_id_index by_id;      /* lookups in ids */
 	uint32_t *ecount;
 	int32_t *class_at;      /* not v8: per node, its class's index, or -1 (none, or a GC root) */
+	uint8_t *rooted;        /* not v8: per node, a bit: a GC root (load_roots) */
 	int64_t class_edge_name; /* out index of "class", the class edges' name (-1 not yet) */
 	uint8_t *weak_src;      /* not v8: per node, a bit: an instance of a Reference class */
 	hf_map referent;        /* string ids naming Reference's field "referent" (value unused) */
@@ -289,6 +290,9 @@ static hf_status load_roots(exp *x)
 	if (has_table(x, "hprof_gc_root") <= 0)
 		return HF_OK;
 	sqlite3_stmt *q;
+	x->rooted = calloc(x->n / 8 + 1, 1);
+	if (!x->rooted)
+		return nomem(x);
 	hf_status st = prep(x, &q, "SELECT kind, object FROM hprof_gc_root WHERE dump = ?1 ORDER BY rowid");
 	if (st)
 		return st;
@@ -298,10 +302,12 @@ static hf_status load_roots(exp *x)
 		const char *kind = (const char *)sqlite3_column_text(q, 0);
 		if (!kind)
 			kind = "UNKNOWN";
-		if (find_node(x, sqlite3_column_int64(q, 1)) < 0) {
+		ssize_t i = find_node(x, sqlite3_column_int64(q, 1));
+		if (i < 0) {
 			x->st->dangling_roots++;
 			continue;
 		}
+		x->rooted[(size_t)i >> 3] |= (uint8_t)(1u << ((size_t)i & 7));
 		size_t k = 0;
 		while (k < x->nkinds && strcmp(x->kinds[k], kind))
 			k++;
@@ -388,61 +394,37 @@ static hf_status load_references(exp *x, hf_map *refs)
  * the sample's, helper 24, 2026-11-29). */
 static hf_status load_classes(exp *x)
 {
-	uint8_t *rooted = calloc(x->n / 8 + 1, 1);
 	x->class_at = malloc((x->n ? x->n : 1) * sizeof *x->class_at);
 	x->weak_src = calloc(x->n / 8 + 1, 1);
-	if (!rooted || !x->class_at || !x->weak_src) {
-		free(rooted);
+	if (!x->class_at || !x->weak_src)
 		return nomem(x);
-	}
-	sqlite3_stmt *q;
 	hf_map refs;             /* java.lang.ref.Reference and the classes that extend it */
 	hf_map_init(&refs);
+	sqlite3_stmt *q;
 	hf_status st = load_references(x, &refs);
-	int rc;
+	if (!st)
+		st = prep(x, &q, "SELECT identifier, class FROM node WHERE dump = ?1");
 	if (st) {
-		free(rooted);
 		hf_map_free(&refs);
-		return st;
-	}
-	if (has_table(x, "hprof_gc_root") > 0) {
-		if ((st = prep(x, &q, "SELECT object FROM hprof_gc_root WHERE dump = ?1"))) {
-			free(rooted);
-			return st;
-		}
-		sqlite3_bind_int64(q, 1, x->opt->dump);
-		while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-			ssize_t i = find_node(x, sqlite3_column_int64(q, 0));
-			if (i >= 0)
-				rooted[(size_t)i >> 3] |= (uint8_t)(1u << ((size_t)i & 7));
-		}
-		sqlite3_finalize(q);
-		if (rc != SQLITE_DONE) {
-			free(rooted);
-			return db_fail(x, "cannot read hprof_gc_root");
-		}
-	}
-	if ((st = prep(x, &q, "SELECT identifier, class FROM node WHERE dump = ?1"))) {
-		free(rooted);
 		return st;
 	}
 	sqlite3_bind_int64(q, 1, x->opt->dump);
 	for (size_t i = 0; i < x->n; i++)
 		x->class_at[i] = -1;
+	int rc;
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
 		ssize_t i = find_node(x, sqlite3_column_int64(q, 0));
 		ssize_t c = find_node(x, sqlite3_column_int64(q, 1));
 		if (i >= 0 && refs.count && hf_map_get(&refs, (uint64_t)sqlite3_column_int64(q, 1)))
 			x->weak_src[(size_t)i >> 3] |= (uint8_t)(1u << ((size_t)i & 7));
-		if (i < 0 || c < 0 || (rooted[(size_t)c >> 3] >> ((size_t)c & 7) & 1) || x->class_at[i] >= 0 ||
-		    (size_t)c > INT32_MAX)
+		if (i < 0 || c < 0 || (x->rooted && (x->rooted[(size_t)c >> 3] >> ((size_t)c & 7) & 1)) ||
+		    x->class_at[i] >= 0 || (size_t)c > INT32_MAX)
 			continue;
 		x->class_at[i] = (int32_t)c;
 		x->ecount[i]++;
 		x->edges++;
 	}
 	sqlite3_finalize(q);
-	free(rooted);
 	hf_map_free(&refs);
 	if (rc != SQLITE_DONE)
 		return db_fail(x, "cannot read the nodes' classes");
@@ -1362,6 +1344,7 @@ out:
 	free(x->ids);
 	free(x->ecount);
 	free(x->class_at);
+	free(x->rooted);
 	free(x->weak_src);
 	hf_map_free(&x->referent);
 	free(x->idx_is_label);
