@@ -19,6 +19,8 @@
 #include <time.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -1718,6 +1720,109 @@ static void writebehind_full(int direct)
 	fclose(f);
 }
 
+/* The spool of a pipe's look ahead (input.c): bytes read ahead at offsets
+ * into a temporary file come back the same, and the reading then gets every
+ * byte of the stream once, in order, whatever the spool met (its bound, a
+ * full disk, no file at all). */
+static uint8_t spool_byte(uint64_t i)
+{
+	return (uint8_t)((i * 2654435761u) >> 13);
+}
+
+static bool spool_same(const uint8_t *p, size_t n, uint64_t off)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i] != spool_byte(off + i))
+			return false;
+	return true;
+}
+
+static void input_spool(int mode)
+{
+	const size_t total = ((size_t)7 << 20) + 12345;
+	char dir[] = "/tmp/heapfmt-spool-XXXXXX", fifo[64];
+	if (!mkdtemp(dir)) {
+		CHECK(0, "spool: mkdtemp");
+		return;
+	}
+	snprintf(fifo, sizeof fifo, "%s/in", dir);
+	CHECK(mkfifo(fifo, 0600) == 0, "spool: mkfifo");
+	pid_t pid = fork();
+	if (pid == 0) {
+		int fd = open(fifo, O_WRONLY);
+		uint8_t b[65536];
+		for (size_t at = 0; fd >= 0 && at < total;) {
+			size_t k = total - at < sizeof b ? total - at : sizeof b;
+			for (size_t i = 0; i < k; i++)
+				b[i] = spool_byte(at + i);
+			if (hf_write_full(fd, b, k))
+				_exit(1);
+			at += k;
+		}
+		_exit(0);
+	}
+	hf_input *in = NULL;
+	hf_error err;
+	memset(&err, 0, sizeof err);
+	hf_input_test_spool_fail = mode;
+	CHECK(hf_input_open(&in, fifo, &err) == HF_OK, "spool %d: open the FIFO: %s", mode, err.message);
+	if (in) {
+		const uint8_t *p;
+		size_t avail, got = 0;
+		int bounded = 0;
+		CHECK(hf_input_can_spool(in), "spool %d: a FIFO can be spooled", mode);
+		CHECK(hf_input_peek(in, 100, &p, &avail, &err) == HF_OK && avail >= 100 && spool_same(p, 100, 0),
+		      "spool %d: peek", mode);
+		uint8_t *buf = malloc((size_t)3 << 20);
+		hf_status st = hf_input_spool_read(in, 1000, buf, (size_t)3 << 20, UINT64_MAX, &got, &bounded, &err);
+		if (mode == 1) {
+			/* (What the window holds it still gives.) */
+			CHECK(st == HF_ERR_UNSUPPORTED && spool_same(buf, got, 1000), "spool 1: no file, no spool (%d)", st);
+		} else if (mode == 2) {
+			/* The first piece written, the second read and kept in memory. */
+			CHECK(st == HF_OK && bounded && got < ((size_t)3 << 20) && got > 100 &&
+			      spool_same(buf, got, 1000), "spool 2: a full disk: %zu bytes, bounded %d (%d)", got, bounded, st);
+		} else {
+			CHECK(st == HF_OK && got == ((size_t)3 << 20) && !bounded && spool_same(buf, got, 1000),
+			      "spool 0: 3 MiB at 1000 (%zu, %d)", got, st);
+			CHECK(hf_input_spool_read(in, 50, buf, 10, UINT64_MAX, &got, &bounded, &err) == HF_OK &&
+			      got == 10 && spool_same(buf, 10, 50), "spool 0: 10 bytes in the window");
+			CHECK(hf_input_spool_read(in, (uint64_t)4 << 20, buf, (size_t)2 << 20, (uint64_t)5 << 20, &got,
+			                          &bounded, &err) == HF_OK && got == ((size_t)1 << 20) && bounded &&
+			      spool_same(buf, got, (uint64_t)4 << 20), "spool 0: up to a limit (%zu)", got);
+			CHECK(hf_input_spool_read(in, total - 10, buf, 100, UINT64_MAX, &got, &bounded, &err) == HF_OK &&
+			      got == 10 && spool_same(buf, 10, total - 10), "spool 0: the stream's end (%zu)", got);
+		}
+		free(buf);
+		/* Every byte once, in order, in peeks of odd sizes. */
+		uint64_t off = 0;
+		bool same = true;
+		for (size_t want = 1; same; want = want * 3 % 1000003 + 1) {
+			if (hf_input_peek(in, want, &p, &avail, &err) != HF_OK || !avail)
+				break;
+			size_t k = avail < want ? avail : want;
+			same = spool_same(p, k, off) && hf_input_offset(in) == off;
+			hf_input_consume(in, k);
+			off += k;
+		}
+		CHECK(same && off == total, "spool %d: the stream read through, %llu bytes of %zu", mode,
+		      (unsigned long long)off, total);
+		hf_input_close(in);
+	}
+	hf_input_test_spool_fail = 0;
+	int status = 0;
+	waitpid(pid, &status, 0);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "spool %d: the writer", mode);
+	unlink(fifo);
+	rmdir(dir);
+}
+
+static void test_input_spool(void)
+{
+	for (int mode = 0; mode < 3; mode++)
+		input_spool(mode);
+}
+
 static void test_writebehind(void)
 {
 	writebehind_file(WB_DIRECT);
@@ -1987,6 +2092,7 @@ int main(void)
 	test_map_collisions();
 	test_id_index();
 	test_input();
+	test_input_spool();
 	test_gzip_thread();
 	test_v8_tokenizer();
 	test_ndjson_deep();

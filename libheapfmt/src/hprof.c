@@ -966,7 +966,10 @@ static const size_model hotspot_models[] = {
  * big arrays) is followed by the next one, past the big records: a plain
  * file is read at an offset, a gzip file a second time (whose inflation of
  * what comes before is the cost, hence its bound SNIFF_INFLATE_MAX), a
- * pipe is peeked further, up to SNIFF_PIPE_MAX bytes ahead of the reading
+ * plain pipe is read ahead into a temporary file (the input's spool,
+ * which the reading then takes the bytes from), up to SNIFF_INFLATE_MAX
+ * bytes ahead of the reading; a gzip pipe, or a pipe where no temporary
+ * file can be made, is peeked further, up to SNIFF_PIPE_MAX bytes ahead
  * (memory that it holds until the reading has passed them).  Up to
  * SNIFF_WINDOWS windows in all.  (A window is moved on when less than an
  * eighth of it is left: 2 MiB, more than the largest class dump.) */
@@ -975,9 +978,11 @@ static const size_model hotspot_models[] = {
 #define SNIFF_PIPE_MAX ((uint64_t)48 << 20)
 /* Tests (fuzz_hprof): windows of this many bytes instead (0: SNIFF_WINDOW),
  * so that small inputs reach the moves; (test_synthetic) a pipe's bound of
- * this many bytes instead (0: SNIFF_PIPE_MAX). */
+ * this many bytes instead (0: SNIFF_PIPE_MAX), and its spool's (0:
+ * SNIFF_INFLATE_MAX). */
 size_t hf_hprof_test_sniff_window;
 uint64_t hf_hprof_test_pipe_max;
+uint64_t hf_hprof_test_spool_max;
 
 /* The bytes the look ahead reads: p[0, avail) at stream offset base. */
 typedef struct sniff_win {
@@ -988,7 +993,8 @@ typedef struct sniff_win {
 	int at_end;              /* the input ends in the window */
 	int windows;             /* read so far */
 	int lost;                /* a pipe's window that a failed peek may have moved */
-	int bounded;             /* stopped by SNIFF_PIPE_MAX or SNIFF_INFLATE_MAX, not the input's end */
+	const char *bounded;     /* stopped by this bound (SNIFF_PIPE_MAX, SNIFF_INFLATE_MAX), not the input's end */
+	int no_spool;            /* a pipe that cannot be spooled: peeked */
 	size_t size;             /* of a window: SNIFF_WINDOW */
 	uint8_t *buf;            /* a plain file's window, read at an offset */
 	hf_input *again;         /* a gzip file's second reading */
@@ -1014,13 +1020,31 @@ static bool sniff_move(reader *r, sniff_win *w, uint64_t off)
 	} else if (w->again || !hf_input_reopen(r->in, &w->again, &ignored)) {
 		uint64_t at = hf_input_offset(w->again), skipped;
 		if (off > SNIFF_INFLATE_MAX)
-			w->bounded = 1;
+			w->bounded = "512 MiB into a gzip file";
 		if (off < at || off > SNIFF_INFLATE_MAX ||
 		    hf_input_skip(w->again, off - at, &skipped, &ignored) || skipped != off - at ||
 		    hf_input_peek_some(w->again, w->size, &w->p, &w->avail, &ignored) || !w->avail)
 			return false;
 		if (w->avail > w->size)
 			w->avail = w->size;
+	} else if (hf_input_can_spool(r->in) && !w->no_spool) {
+		uint64_t max = hf_hprof_test_spool_max ? hf_hprof_test_spool_max : SNIFF_INFLATE_MAX;
+		uint64_t limit = w->start + max < w->start ? UINT64_MAX : w->start + max;
+		if (!w->buf && !(w->buf = malloc(w->size)))
+			return false;
+		size_t got;
+		int bounded = 0;
+		hf_status st = hf_input_spool_read(r->in, off, w->buf, w->size, limit, &got, &bounded, &ignored);
+		if (st == HF_ERR_UNSUPPORTED) {
+			w->no_spool = 1;
+			return sniff_move(r, w, off);
+		}
+		if (bounded && got < w->size)
+			w->bounded = "512 MiB ahead of a pipe, or half of the temporary directory's free space";
+		if (st || !got)
+			return false;
+		w->p = w->buf;
+		w->avail = got;
 	} else {
 		/* A pipe: the reading's own input, peeked further (which
 		 * moves its buffer: the earlier windows are not looked at
@@ -1030,7 +1054,7 @@ static bool sniff_move(reader *r, sniff_win *w, uint64_t off)
 		if (off < w->start)
 			return false;
 		if (ahead >= bound) {
-			w->bounded = 1;
+			w->bounded = "48 MiB ahead of a pipe";
 			return false;
 		}
 		bool capped = want > bound;
@@ -1053,7 +1077,7 @@ static bool sniff_move(reader *r, sniff_win *w, uint64_t off)
 		if (got >= want && w->avail == w->size)
 			w->at_end = 0;
 		else if (got >= want && capped)
-			w->bounded = 1;
+			w->bounded = "48 MiB ahead of a pipe";
 		w->windows++;
 		return true;
 	}
@@ -1224,7 +1248,7 @@ static bool sniff_wraps(reader *r, size_t avail, uint64_t skip)
  * references are oop bytes wide (0: all), or -1 when none stands out (too
  * few objects in the window, or addresses that do not follow each other). */
 static int sniff_model(reader *r, heap_ctx *h, unsigned sub, unsigned oop, unsigned *align_hint,
-                       bool *bounded)
+                       const char **bounded)
 {
 	const unsigned I = r->idsize;
 	const uint8_t *p;
@@ -1236,7 +1260,8 @@ static int sniff_model(reader *r, heap_ctx *h, unsigned sub, unsigned oop, unsig
 		return -1;
 	if (avail > win)  /* a peek may give more than asked */
 		avail = win;
-	sniff_win w = { p, avail, hf_input_offset(r->in), hf_input_offset(r->in), avail < win, 1, 0, 0, win, NULL, NULL };
+	sniff_win w = { p, avail, hf_input_offset(r->in), hf_input_offset(r->in), avail < win, 1, 0, NULL, 0, win,
+	                NULL, NULL };
 	sniffer s;
 	memset(&s, 0, sizeof s);
 	hf_map_init(&s.ix);
@@ -1483,7 +1508,7 @@ decide:;
 		 * id a multiple of twice it). */
 		*align_hint = (unsigned)max_align;
 	/* Undecided for want of objects the bound kept out of sight. */
-	*bounded = !stands && !hinted && w.bounded;
+	*bounded = !stands && !hinted ? w.bounded : NULL;
 	hf_map_free(&s.ix);
 	free(s.classes);
 	free(s.pairs);
@@ -1525,7 +1550,7 @@ static hf_status decide_model(reader *r, heap_ctx *h, unsigned sub)
 	int coops = r->opt->compressed_oops;
 	const size_model *m;
 	unsigned align = 8;
-	bool bounded = false;
+	const char *bounded = NULL;
 	int sniffed = sniff_model(r, h, sub, coops < 0 ? 0 : coops ? 4 : 8, &align, &bounded);
 	if (sniffed >= 0) {
 		m = &hotspot_models[sniffed];
@@ -1566,7 +1591,7 @@ static hf_status decide_model(reader *r, heap_ctx *h, unsigned sub)
 		            "the objects' layout was not found before the look ahead's bound (%s), so it is "
 		            "guessed from the first object's address: %s, %u-byte headers, aligned to %u; "
 		            "convert the plain file, or choose with --compressed-oops",
-		            hf_input_compression(r->in) ? "512 MiB into a gzip file" : "48 MiB ahead of a pipe",
+		            bounded,
 		            m->oop == 4 ? "compressed oops" : "8-byte references", m->obj_header, m->align);
 	return HF_OK;
 }

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -74,21 +75,63 @@ struct hf_input {
 	gz_thread *gz;       /* running: the thread's, see above */
 	int gz_failed;       /* no thread could be made: inflate here */
 	uint64_t raw_seen;   /* raw_offset as of the slot taken last */
+	/* A plain pipe's bytes read ahead of the window (hf_input_spool_read):
+	 * stream bytes [sp_base, sp_base + sp_len) in sp; raw_read takes them
+	 * from there until it has passed them, then reads the descriptor. */
+	FILE *sp;
+	uint64_t sp_base, sp_len, sp_budget;
+	int sp_failed;       /* could not be made: not tried again */
+	uint8_t *sp_pend;    /* read but not written to it (a full disk): next after it */
+	size_t sp_pend_len, sp_pend_pos;
 };
 
 static void gz_stop(hf_input *in);
+
+/* Up to n of the left bytes at src into dst, counted as read. */
+static size_t raw_copy(hf_input *in, uint8_t *dst, size_t n, const uint8_t *src, size_t left)
+{
+	if (n > left)
+		n = left;
+	memcpy(dst, src, n);
+	in->raw_offset += n;
+	return n;
+}
 
 /* Reads raw bytes into dst; returns count, 0 at EOF, -1 on error. */
 static ssize_t raw_read(hf_input *in, uint8_t *dst, size_t n, hf_error *err)
 {
 	if (in->fd < 0) {
-		size_t left = in->memsize - in->mempos;
-		if (n > left)
-			n = left;
-		memcpy(dst, in->mem + in->mempos, n);
+		n = raw_copy(in, dst, n, in->mem + in->mempos, in->memsize - in->mempos);
 		in->mempos += n;
-		in->raw_offset += n;
 		return (ssize_t)n;
+	}
+	if (in->sp) {
+		uint64_t at = in->raw_offset - in->sp_base;
+		if (at < in->sp_len) {
+			size_t got = 0;
+			if (n > in->sp_len - at)
+				n = (size_t)(in->sp_len - at);
+			int e = hf_pread_full(fileno(in->sp), dst, n, at, &got);
+			if (e || got < n) {
+				hf_error_at(err, HF_ERR_IO, in->raw_offset, NULL,
+				            "cannot read back the temporary file of %s's look ahead: %s", in->name,
+				            e ? strerror(e) : "short read");
+				return -1;
+			}
+			in->raw_offset += n;
+			return (ssize_t)n;
+		}
+		if (in->sp_pend_pos < in->sp_pend_len) {
+			n = raw_copy(in, dst, n, in->sp_pend + in->sp_pend_pos, in->sp_pend_len - in->sp_pend_pos);
+			in->sp_pend_pos += n;
+			return (ssize_t)n;
+		}
+		/* Passed: the space goes back; a later look ahead makes another. */
+		fclose(in->sp);
+		in->sp = NULL;
+		free(in->sp_pend);
+		in->sp_pend = NULL;
+		in->sp_pend_len = in->sp_pend_pos = 0;
 	}
 	for (;;) {
 		ssize_t r = read(in->fd, dst, n);
@@ -258,6 +301,9 @@ void hf_input_close(hf_input *in)
 	gz_stop(in);
 	if (in->z_init)
 		inflateEnd(&in->zs);
+	if (in->sp)
+		fclose(in->sp);
+	free(in->sp_pend);
 	if (in->owns_fd && in->fd >= 0)
 		close(in->fd);
 	free(in->raw);
@@ -678,6 +724,124 @@ hf_status hf_input_read_at(hf_input *in, uint64_t off, void *dst, size_t n, size
 		return hf_error_at(err, HF_ERR_IO, off + *got, NULL, "cannot read %s: %s", in->name,
 		                   strerror(e));
 	return HF_OK;
+}
+
+/*
+ * The spool.  A pipe can be read only once, so a look ahead past what the
+ * window holds (the size model's, over big arrays at a dump's start) would
+ * otherwise hold all it passes in memory: here it goes to a temporary file,
+ * and the reading takes it back from there.  Only what the window has not
+ * read yet is spooled, so the window and the spool never hold the same byte.
+ */
+int hf_input_test_spool_fail;
+
+int hf_input_can_spool(const hf_input *in)
+{
+	return in->fd >= 0 && !in->seekable && in->comp == HF_COMPRESSION_NONE && !in->zc;
+}
+
+/* Reads the descriptor into the spool up to stream offset upto, within the
+ * budget (*bounded: it stopped there) or to the stream's end. */
+static hf_status spool_fill(hf_input *in, uint64_t upto, int *bounded, hf_error *err)
+{
+	uint64_t end = in->sp_base + in->sp_len;
+	if (end >= upto)
+		return HF_OK;
+	if (in->sp_pend) {
+		*bounded = 1;
+		return HF_OK;
+	}
+	uint8_t *chunk = malloc(CHUNK);
+	if (!chunk)
+		return hf_error_set(err, HF_ERR_NOMEM, "out of memory");
+	hf_status st = HF_OK;
+	while (end < upto) {
+		size_t want = upto - end < CHUNK ? (size_t)(upto - end) : CHUNK;
+		if (in->sp_len >= in->sp_budget) {
+			*bounded = 1;
+			break;
+		}
+		if (want > in->sp_budget - in->sp_len)
+			want = (size_t)(in->sp_budget - in->sp_len);
+		ssize_t r = read(in->fd, chunk, want);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			st = hf_error_at(err, HF_ERR_IO, end, NULL, "cannot read %s: %s", in->name, strerror(errno));
+			break;
+		}
+		if (r == 0)
+			break;
+		int e = hf_input_test_spool_fail == 2 && in->sp_len ? ENOSPC
+		        : hf_pwrite_full(fileno(in->sp), chunk, (size_t)r, in->sp_len);
+		if (e) {
+			/* The bytes are read and must not be lost: the reading
+			 * takes them from memory after the spool, which grows no
+			 * more (the file may hold part of them: not counted). */
+			in->sp_pend = chunk;
+			in->sp_pend_len = (size_t)r;
+			chunk = NULL;
+			in->sp_budget = in->sp_len;
+			*bounded = 1;
+			break;
+		}
+		in->sp_len += (uint64_t)r;
+		end += (uint64_t)r;
+	}
+	free(chunk);
+	return st;
+}
+
+hf_status hf_input_spool_read(hf_input *in, uint64_t off, void *dst, size_t n, uint64_t limit,
+                              size_t *got, int *bounded, hf_error *err)
+{
+	*got = 0;
+	if (!hf_input_can_spool(in) || in->sp_failed)
+		return hf_error_set(err, HF_ERR_UNSUPPORTED, "%s cannot be read ahead into a file", in->name);
+	uint64_t wend = in->offset + (in->end - in->start);
+	if (off < in->offset)
+		return HF_OK;
+	uint8_t *d = dst;
+	if (off < wend) {
+		size_t k = wend - off < n ? (size_t)(wend - off) : n;
+		memcpy(d, in->buf + in->start + (off - in->offset), k);
+		*got = k;
+		if (k == n)
+			return HF_OK;
+		off += k;
+		d += k;
+		n -= k;
+	}
+	uint64_t upto = n > UINT64_MAX - off ? UINT64_MAX : off + n;
+	if (upto > limit) {
+		upto = limit;
+		*bounded = 1;
+	}
+	if (off >= upto)
+		return HF_OK;
+	if (!in->sp) {
+		struct statvfs vs;
+		if (hf_input_test_spool_fail == 1 || !(in->sp = hf_tmpfile())) {
+			in->sp_failed = 1;
+			return hf_error_set(err, HF_ERR_UNSUPPORTED, "no temporary file for %s's look ahead", in->name);
+		}
+		/* The window's end is where the descriptor stands. */
+		in->sp_base = in->raw_offset;
+		in->sp_len = 0;
+		in->sp_budget = fstatvfs(fileno(in->sp), &vs) == 0
+		                ? (uint64_t)vs.f_bavail * vs.f_frsize / 2 : 0;
+	}
+	hf_status st = spool_fill(in, upto, bounded, err);
+	uint64_t end = in->sp_base + in->sp_len;
+	if (end > off) {
+		size_t k = end - off < n ? (size_t)(end - off) : n, g = 0;
+		int e = hf_pread_full(fileno(in->sp), d, k, off - in->sp_base, &g);
+		*got += g;
+		if (e && !st)
+			st = hf_error_set(err, HF_ERR_IO, "cannot read back the temporary file of %s's look ahead: %s",
+			                  in->name, strerror(e));
+	}
+	return st;
 }
 
 uint64_t hf_input_offset(const hf_input *in) { return in->offset; }
