@@ -1151,6 +1151,13 @@ static hf_status read_jdwp(stream *s)
 			uint64_t hoff = hf_input_offset(s->in);
 			if ((st = hf_input_peek(s->in, 8, &p, &avail, s->err)))
 				return st;
+			if (avail == 0)
+				/* Not checked against the input's size before: the chunks
+				 * of a capture cut inside its last packet are read (and
+				 * kept by --salvage). */
+				return hf_error_at(s->err, HF_ERR_TRUNCATED, off, "JDWP packet",
+				                   "the input ends %" PRIu64 " bytes into a packet of length %" PRIu32,
+				                   hoff - off, len);
 			if (avail < 8)
 				return truncated(s, hoff, "chunk header", "a chunk header", avail, 8);
 			uint32_t type = hf_be32(p);
