@@ -139,23 +139,27 @@ static int same_entry(const char *in, const char *out)
 	return same;
 }
 
-/* An output is written under a temporary name and renamed over its path,
- * so an output path that is the input's own directory entry would replace
- * the dump being converted (a slip of the fingers, a script's variable).
- * Its inode is compared: lstat for the output, since renaming over a
- * symbolic link replaces the link and not the file it names. */
+/* An output is written under a temporary name and renamed over its path
+ * (over the file its symbolic links lead to, when it is one), so an output
+ * path that leads to the input's own directory entry would replace the dump
+ * being converted (a slip of the fingers, a script's variable). */
 int cli_refuse_output_over_input(const char *in, const char *out)
 {
 	struct stat so, si;
-	if (!in || !out || !strcmp(out, "-") || lstat(out, &so) != 0 || !S_ISREG(so.st_mode))
+	if (!in || !out || !strcmp(out, "-") || stat(out, &so) != 0 || !S_ISREG(so.st_mode))
 		return 0;
 	if (strcmp(in, "-") ? stat(in, &si) != 0 : fstat(STDIN_FILENO, &si) != 0)
 		return 0;
 	if (so.st_dev != si.st_dev || so.st_ino != si.st_ino)
 		return 0;
-	/* The same file: under the same name, or a hard link, which the
-	 * rename replaces alone (the input keeps its name and contents). */
-	if (strcmp(in, "-") && !same_entry(in, out))
+	/* The same file: under the same name (or a link to it), or a hard
+	 * link, which the rename replaces alone (the input keeps its name and
+	 * contents). */
+	struct stat sl;
+	char *target = lstat(out, &sl) == 0 && S_ISLNK(sl.st_mode) ? realpath(out, NULL) : NULL;
+	int same = !strcmp(in, "-") || same_entry(in, target ? target : out);
+	free(target);
+	if (!same)
 		return 0;
 	/* One line, no "Try --help": a batch's summary quotes the last. */
 	fprintf(stderr, "%s: the output %s is the input%s%s; it would be replaced (name another output)\n",
@@ -302,6 +306,19 @@ void cli_progress_end(cli_progress *p, int ok)
 			progress_line(p, "", "\n");
 	}
 	p->drawn = 0;
+}
+
+void cli_progress_phase(cli_progress *p, const char *what)
+{
+	if (!p->enabled || !p->tty)
+		return;
+	if (!p->unit && p->size)
+		p->done = p->total = p->size;
+	else if (p->total)
+		p->done = p->total;
+	progress_line(p, "\r", "");
+	fprintf(stderr, "; %s\033[K", what);
+	p->drawn = 1;
 }
 
 void cli_version(void)

@@ -75,6 +75,10 @@ void cli_progress_cb(void *ctx, uint64_t done, uint64_t total);
  * last line was it, so that even a run too short for any other line leaves
  * one. */
 void cli_progress_end(cli_progress *p, int ok);
+/* On a terminal, after the input is read: the indicator at the input's end
+ * says what the run does now ("building the indexes"), for the part of a
+ * run whose progress is not counted. */
+void cli_progress_phase(cli_progress *p, const char *what);
 void cli_version(void);
 /* Writes s (UTF-8) as a JSON string. */
 void cli_json_string(FILE *fp, const char *s);

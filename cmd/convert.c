@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef struct conv_args {
 	const cli_converter *conv;
@@ -97,6 +98,14 @@ static int convert_one(void *ctx, const char *in, const char *out, uint64_t *rec
 	hf_crtime_now(crtime, sizeof crtime);
 	cli_run run = { .in = in, .sink = sink, .progress = &pr, .crtime = crtime };
 	st = c->conv->read(c->conv->ctx, &run, &err);
+	if (!st && c->conv->heapdb) {
+		hf_heapdb_options o = { .force = c->force, .no_index = c->no_index };
+		if (c->conv->db_options)
+			c->conv->db_options(c->conv->ctx, &o);
+		cli_progress_phase(&pr, o.no_index ? "finishing the database"
+		                        : o.analysis ? "building the indexes, then the analysis"
+		                        : "building the indexes");
+	}
 	if (!st)
 		st = hf_sink_finish(sink, &err);
 	cli_progress_end(&pr, st == HF_OK && !run.salvaged); /* a salvage read not the whole input */
@@ -144,6 +153,11 @@ int cli_converter_main(const cli_converter *conv, int argc, char **argv)
 		rc = EXIT_USAGE;
 	} else if (rc < 0 && !c.batch.outdir && conv->needs_input && !strcmp(c.args[0], "-")) {
 		cli_usage_error("the input cannot be standard input; name the file");
+		rc = EXIT_USAGE;
+	} else if (rc < 0 && !c.batch.outdir && (c.nargs == 0 || !strcmp(c.args[0], "-")) &&
+	           isatty(STDIN_FILENO)) {
+		/* A dump typed at a terminal: there is nothing to wait for. */
+		cli_usage_error("standard input is a terminal; name the input file, or pipe it in");
 		rc = EXIT_USAGE;
 	} else if (rc < 0 && c.batch.outdir) {
 		batch_spec spec = { conv->out_ext, conv->in_exts, convert_one, &c };

@@ -4,6 +4,7 @@
 #include "heapfmt/analysis.h"
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static const char help[] =
 	"Usage: heapdb-analyze [OPTION]... DB\n"
@@ -16,8 +17,7 @@ static const char help[] =
 	"      --no-index         do not index node_analysis\n"
 	CLI_ANALYSIS_MEMORY_HELP
 	"      --stats            print what was found, one key=value a line, on stdout\n"
-	"  -h, --help             show this help and exit\n"
-	"  -V, --version          show the version and exit\n"
+	CLI_COMMON_HELP
 	"\n"
 	"Examples:\n"
 	"  hprof2heapdb --no-analysis dump.hprof out.db && heapdb-analyze out.db\n"
@@ -32,7 +32,7 @@ static int run(int argc, char **argv)
 	hf_analysis_options opt;
 	hf_analysis_options_init(&opt);
 	const char *path = NULL;
-	int stats_out = 0, only_args = 0, missing = 0;
+	int stats_out = 0, only_args = 0, missing = 0, progress_mode = 0, c;
 	const char *v;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -44,12 +44,9 @@ static int run(int argc, char **argv)
 			path = a;
 		} else if (!strcmp(a, "--")) {
 			only_args = 1;
-		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			fputs(help, stdout);
-			return EXIT_OK;
-		} else if (!strcmp(a, "-V") || !strcmp(a, "--version")) {
-			cli_version();
-			return EXIT_OK;
+		} else if ((c = cli_common_option(a, help, &progress_mode)) != 0) {
+			if (c == 2)
+				return EXIT_OK;
 		} else if (!strcmp(a, "--no-index")) {
 			opt.no_index = 1;
 		} else if (!strcmp(a, "--stats")) {
@@ -57,7 +54,7 @@ static int run(int argc, char **argv)
 		} else if ((v = cli_opt_value("--analysis-memory", argc, argv, &i, &missing))) {
 			if (!(opt.memory_limit = cli_analysis_memory(v, missing)))
 				return EXIT_USAGE;
-		} else if (cli_split_short_group(&argc, &argv, i, "hV", "")) {
+		} else if (cli_split_short_group(&argc, &argv, i, "hVq", "")) {
 			i--;
 		} else {
 			cli_usage_error("unknown option '%s'", a);
@@ -78,7 +75,19 @@ static int run(int argc, char **argv)
 	}
 	hf_analysis_stats s;
 	hf_error err;
+	/* Its phases are not counted: on a terminal, a line says what runs
+	 * (erased at the end); --progress in a log, the end's line. */
+	cli_progress pr;
+	cli_progress_init(&pr, progress_mode);
+	struct stat sb;
+	cli_progress_for(&pr, stat(path, &sb) == 0 ? (uint64_t)sb.st_size : 0);
+	pr.size = 0; /* nothing is counted in bytes: the end's line says "done" */
+	if (pr.enabled && pr.tty) {
+		fprintf(stderr, "\r%s: analysing %s\033[K", cli_prog, path);
+		pr.drawn = 1;
+	}
 	hf_status st = hf_heapdb_analyze(path, &opt, &s, &err);
+	cli_progress_end(&pr, st == HF_OK);
 	if (st) {
 		cli_report_about(path, &err);
 		return cli_exit_code(st);

@@ -436,9 +436,9 @@ int main(int argc, char **argv)
 		else
 			print_text(&o, &d);
 		thresholds(&o, &d, 1);
-		fflush(stdout);
-		if (ferror(stdout)) {
-			fprintf(stderr, "%s: cannot write the report\n", cli_prog);
+		errno = 0;
+		if (fflush(stdout) != 0 || ferror(stdout)) {
+			fprintf(stderr, "%s: cannot write the report: %s\n", cli_prog, errno ? strerror(errno) : "write error");
 			rc = EXIT_IO;
 		} else if (crossed) {
 			rc = EXIT_THRESHOLD;

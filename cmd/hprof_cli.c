@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static int parse_long(const char *s, long *out)
 {
@@ -146,7 +147,12 @@ static hf_status hprof_wrap_sink(void *ctx, const char *out, hf_sink **sink, hf_
 		return HF_OK;
 	char beside[4096];
 	const char *tmpdir = getenv("TMPDIR");
-	if (strcmp(out, "-"))
+	/* Not beside a device, a FIFO or a descriptor's name (/dev/stdout):
+	 * in $TMPDIR, as for standard output. */
+	struct stat sb;
+	int file = strcmp(out, "-") && strncmp(out, "/dev/", 5) && strncmp(out, "/proc/", 6) &&
+	           (stat(out, &sb) != 0 || S_ISREG(sb.st_mode));
+	if (file)
 		snprintf(beside, sizeof beside, "%s", out);
 	else
 		snprintf(beside, sizeof beside, "%s/heapfmt-analysis", tmpdir && *tmpdir ? tmpdir : "/tmp");

@@ -313,8 +313,8 @@ check "a batch refused as unsound leaves no new directory" expect_rc 2 "$tools/h
 check "(none)" test ! -e "$t/nodir"
 check "a dump given as a pipe's path to heapdiff" expect_rc 0 sh -c "gzip -dc '$sample' | '$tools/heapdiff' /dev/stdin '$t/s.db'"
 # An output path that is the input itself would replace the dump: refused,
-# with --force too, and through standard input; a symbolic link as the
-# output is replaced, not the file it names.
+# with --force too, through standard input, and through a symbolic link
+# (whose target an output replaces, not the link).
 gzip -dc "$sample" >"$t/self.hprof"
 cp "$t/self.hprof" "$t/self.orig"
 check "an output that is the input is a usage error" expect_rc 2 "$tools/hprof2ndjson" "$t/self.hprof" "$t/self.hprof"
@@ -323,8 +323,8 @@ check "also spelled another way, to a database, with --force" expect_rc 2 "$tool
 check "also read from standard input" expect_rc 2 sh -c "'$tools/hprof2ndjson' - '$t/self.hprof' <'$t/self.hprof'"
 check "and the dump is as it was" cmp -s "$t/self.hprof" "$t/self.orig"
 ln -s self.hprof "$t/selflink"
-check "a symbolic link to the input as the output" expect_rc 0 "$tools/hprof2ndjson" "$t/self.hprof" "$t/selflink"
-check "is replaced by the output" sh -c "test ! -L '$t/selflink' && head -1 '$t/selflink' | grep -q version_major"
+check "a symbolic link to the input as the output" expect_rc 2 "$tools/hprof2ndjson" "$t/self.hprof" "$t/selflink"
+check "is refused" sh -c "grep -q 'is the input' '$t/err' && test -L '$t/selflink'"
 check "and the dump is still as it was" cmp -s "$t/self.hprof" "$t/self.orig"
 ln "$t/self.hprof" "$t/selfhard"
 check "a hard link to the input as the output" expect_rc 0 "$tools/hprof2ndjson" "$t/self.hprof" "$t/selfhard"
@@ -785,5 +785,73 @@ python3 -c "
 for i in range(4097): print('{\"record\":\"record_type\",\"name\":\"x.t%d\",\"table\":\"t%d\"}' % (i, i))" >"$t/many4097.ndjson"
 check "4097 record types" expect_rc 1 "$tools/ndjson2heapdb" "$t/many4097.ndjson" "$t/many4097.db"
 check "are one too many" grep -q 'type x.t4096: more than 4096 node and record types, each a table' "$t/err"
+# An output path that is a symbolic link: the file it leads to is replaced
+# (keeping its permissions), the link stays; a descriptor's name
+# (/dev/stdout, /dev/fd/N) is written through the descriptor as the shell
+# opened it (appending, with >>), not replaced by a file (as root, a rename
+# over /dev/stdout would have replaced the link in /dev).
+mkdir "$t/real"
+ln -s real/x.ndjson "$t/link.ndjson"
+check "an NDJSON output through a dangling link" expect_rc 0 "$tools/hprof2ndjson" "$sample" "$t/link.ndjson"
+check "creates the file it names" sh -c "test -L '$t/link.ndjson' && test -s '$t/real/x.ndjson'"
+chmod 600 "$t/real/x.ndjson"
+check "again, over that file" expect_rc 0 "$tools/hprof2ndjson" "$sample" "$t/link.ndjson"
+check "which keeps its link and its permissions" sh -c "test -L '$t/link.ndjson' && test \"\$(stat -c %a '$t/real/x.ndjson')\" = 600"
+ln -s real/x.db "$t/link.db"
+check "a database through a link" expect_rc 0 "$tools/hprof2heapdb" "$sample" "$t/link.db"
+check "is not replaced without --force" expect_rc 3 "$tools/hprof2heapdb" "$sample" "$t/link.db"
+chmod 640 "$t/real/x.db"
+check "with it" expect_rc 0 "$tools/hprof2heapdb" -f "$sample" "$t/link.db"
+check "keeps the link and the permissions" sh -c "test -L '$t/link.db' && test \"\$(stat -c %a '$t/real/x.db')\" = 640"
+check "a database to /dev/stdout is refused" expect_rc 3 "$tools/hprof2heapdb" -f "$sample" /dev/stdout
+grep -v crtime "$t/real/x.ndjson" >"$t/real/x.nocrtime"
+echo first >"$t/app.ndjson"
+check "NDJSON to /dev/stdout appended by the shell" expect_rc 0 sh -c "'$tools/hprof2ndjson' '$sample' /dev/stdout >>'$t/app.ndjson'"
+check "comes after what was there" sh -c "head -1 '$t/app.ndjson' | grep -qx first && test \$(wc -l <'$t/app.ndjson') -gt 1000"
+check "and to /dev/fd/1 through a pipe" sh -c "'$tools/hprof2ndjson' '$sample' /dev/fd/1 | grep -v crtime | cmp -s - '$t/real/x.nocrtime'"
+check "a descriptor not open" expect_rc 3 "$tools/hprof2ndjson" "$sample" /dev/fd/9
+check "is named" grep -q "cannot open /dev/fd/9: Bad file descriptor" "$t/err"
+check "a snapshot through a link" expect_rc 0 sh -c "ln -s real/y.heapsnapshot '$t/link.heapsnapshot' && '$tools/heapdb2heapsnapshot' '$t/real/x.db' '$t/link.heapsnapshot' && test -L '$t/link.heapsnapshot' && test -s '$t/real/y.heapsnapshot'"
+check "a directory given as the database" expect_rc 3 "$tools/heapdb2heapsnapshot" "$t/real" "$t/dir.heapsnapshot"
+check "is named so" grep -q "it is a directory" "$t/err"
+
+# A file of another format is named, with the programs that read it (each
+# reader checks the first bytes before it reads them as its own).
+gzip -dc "$sample" >"$t/kind.hprof"
+"$tools/hprof2ndjson" "$t/kind.hprof" "$t/kind.ndjson" 2>/dev/null
+"$tools/hprof2heapdb" "$t/kind.hprof" "$t/kind.db" 2>/dev/null
+printf '{"snapshot":{"meta":{}}}' >"$t/kind.heapsnapshot"
+for c in "alloc2ndjson kind.hprof an HPROF heap dump" "hpsg2ndjson kind.hprof an HPROF heap dump" \
+	"ndjson2heapdb kind.heapsnapshot a V8 heap snapshot" "heapsnapshot2ndjson kind.ndjson NDJSON of the heap-dump format" \
+	"hprof2ndjson kind.db an SQLite database" "heapdb2ndjson kind.hprof an HPROF heap dump" \
+	"heapdb-analyze kind.ndjson NDJSON of the heap-dump format"; do
+	set -- $c
+	p=$1 f=$2
+	shift 2
+	if [ "$p" = heapdb-analyze ]; then
+		check "$p given $f" expect_rc 1 "$tools/$p" "$t/$f"
+	else
+		check "$p given $f" expect_rc 1 "$tools/$p" "$t/$f" "$t/kind-out.x"
+	fi
+	check "names it: $*" grep -q "it is $*" "$t/err"
+	check "in one line" test "$(wc -l <"$t/err")" = 1
+done
+
+# Standard input at a terminal (no input named): a usage error at once, not
+# a wait for a dump typed in.
+if command -v script >/dev/null 2>&1; then
+	check "a converter reading a terminal" sh -c "script -qec '$tools/hprof2ndjson' /dev/null </dev/null >'$t/tty.out' 2>&1; test \$? = 2"
+	check "says so" grep -q "standard input is a terminal" "$t/tty.out"
+	# After the input is read, a database's indexes and analysis are not
+	# counted: the indicator says what runs instead of standing at 100%.
+	check "hprof2heapdb on a terminal" sh -c "script -qec \"'$tools/hprof2heapdb' --progress -f '$sample' '$t/tty.db'\" /dev/null </dev/null >'$t/tty.out' 2>&1"
+	check "names the indexes and the analysis" grep -q "100% .*; building the indexes, then the analysis" "$t/tty.out"
+	check "heapdb-analyze on a terminal" sh -c "script -qec \"'$tools/heapdb-analyze' --progress '$t/tty.db'\" /dev/null </dev/null >'$t/tty.out' 2>&1"
+	check "says that it analyses" grep -q "heapdb-analyze: analysing" "$t/tty.out"
+fi
+check "heapdb-analyze -q" expect_rc 0 "$tools/heapdb-analyze" -q "$t/kind.db"
+check "heapdb-analyze --progress to a log" expect_rc 0 "$tools/heapdb-analyze" --progress "$t/kind.db"
+check "writes the end's line" grep -qx "heapdb-analyze: done" "$t/err"
+
 echo "test_cli: $fails failed"
 [ "$fails" = 0 ]

@@ -1763,8 +1763,9 @@ hf_status hf_heapdb_analyze(const char *path, const hf_analysis_options *opt,
 	if (sqlite3_exec(db, "PRAGMA cache_size=-16384; PRAGMA temp_store=FILE; PRAGMA threads=2;"
 	                     " BEGIN IMMEDIATE", NULL, NULL, &msg) != SQLITE_OK) {
 		int code = sqlite3_errcode(db);
+		const char *kind = (code & 0xff) == SQLITE_NOTADB ? hf_kind_of_path(path) : NULL;
 		rc = hf_error_set(err, hf_sqlite_damaged(code) ? HF_ERR_FORMAT : HF_ERR_IO,
-		                  "SQLite: %s: %s", path, msg ? msg : "error");
+		                  "SQLite: %s: %s%s%s", path, msg ? msg : "error", HF_KIND_HINT(kind));
 		sqlite3_free(msg);
 		sqlite3_close(db);
 		return rc;

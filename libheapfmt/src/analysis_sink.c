@@ -220,8 +220,8 @@ hf_status hf_analysis_sink_open(hf_sink **out, hf_sink *next, const char *beside
 	t->out = next;
 	int fd = hf_make_temp_beside(beside, &t->db_path);
 	if (fd < 0) {
-		hf_status st = hf_error_set(err, HF_ERR_IO, "cannot create a file beside %s: %s", beside,
-		                            strerror(errno));
+		hf_status st = hf_error_set(err, HF_ERR_IO, "cannot create the analysis's temporary database beside %s: %s",
+		                            beside, strerror(errno));
 		tee_destroy(&t->sink, 0);
 		return st;
 	}

@@ -454,6 +454,10 @@ hf_status hf_alloc_read(hf_input *in, hf_sink *sink, const hf_alloc_options *opt
 	hf_buf all;
 	hf_buf_init(&all);
 	hf_status st;
+	/* What is surely another format is named as such, not read as a report. */
+	if ((st = hf_kind_refuse(in, HF_KIND_BIT(HF_KIND_HPROF) | HF_KIND_BIT(HF_KIND_SQLITE) | HF_KIND_BIT(HF_KIND_V8) |
+	                         HF_KIND_BIT(HF_KIND_NDJSON) | HF_KIND_BIT(HF_KIND_ZIP), "an allocation report", err)))
+		goto out;
 	/* The string tables come after the entries: the report is read whole. */
 	if ((st = ddm_read_all(in, max, &all, "REAL", err)))
 		goto out;

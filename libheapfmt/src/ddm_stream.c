@@ -1483,6 +1483,12 @@ hf_status hf_ddm_read(hf_input *in, hf_sink *sink, const hf_ddm_options *opt,
 		goto out;
 	}
 	int shown_ddm = shape != HF_DDM_SHAPE_AUTO || opt->payload_type;
+	/* What is surely another format is named as such, not read as chunks
+	 * ("JAVA" of an HPROF file, 542 MB long). */
+	if (shape == HF_DDM_SHAPE_AUTO &&
+	    (st = hf_kind_refuse(in, HF_KIND_BIT(HF_KIND_HPROF) | HF_KIND_BIT(HF_KIND_SQLITE) | HF_KIND_BIT(HF_KIND_V8) |
+	                         HF_KIND_BIT(HF_KIND_NDJSON) | HF_KIND_BIT(HF_KIND_ZIP), "a DDM stream", err)))
+		goto out;
 	if (shape == HF_DDM_SHAPE_AUTO && (shape = sniff(s, &st)) == HF_DDM_SHAPE_AUTO)
 		goto out;
 	hf_error scratch;

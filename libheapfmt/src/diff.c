@@ -66,8 +66,10 @@ static hf_status attach(differ *d, const char *path, const char *schema)
 	/* Reading the schema is what tells a database from another file. */
 	char q[96];
 	snprintf(q, sizeof q, "SELECT count(*) FROM %s.sqlite_schema", schema);
-	if (sqlite3_exec(d->db, q, NULL, NULL, NULL) != SQLITE_OK)
-		return hf_error_set(d->err, HF_ERR_FORMAT, "%s: not a SQLite database", path);
+	if (sqlite3_exec(d->db, q, NULL, NULL, NULL) != SQLITE_OK) {
+		const char *kind = hf_kind_of_path(path);
+		return hf_error_set(d->err, HF_ERR_FORMAT, "%s: not a SQLite database%s%s", path, HF_KIND_HINT(kind));
+	}
 	if (!has_table(d, schema, "node") || !has_table(d, schema, "metadata"))
 		return hf_error_set(d->err, HF_ERR_FORMAT, "%s: not a heap database (no node table)", path);
 	return HF_OK;

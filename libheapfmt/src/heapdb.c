@@ -1431,23 +1431,35 @@ hf_status hf_heapdb_sink_open(hf_sink **out, const char *path, const hf_heapdb_o
 	hf_heapdb_options o = { 0, 0, 0, 0 };
 	if (opt)
 		o = *opt;
-	struct stat sb;
-	if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
+	/* The file a symbolic link leads to is replaced, not the link. */
+	hf_out_target t;
+	if (hf_out_resolve(path, &t))
+		return hf_error_set(err, HF_ERR_NOMEM, "out of memory");
+	if (t.in_place || t.is_dir) {
+		free(t.path);
 		return hf_error_set(err, HF_ERR_IO, "%s is not a regular file; a database must be written to one",
 		                    path);
-	if (!o.force && stat(path, &sb) == 0)
+	}
+	if (!o.force && t.mode >= 0) {
+		free(t.path);
 		return hf_error_set(err, HF_ERR_IO, "%s exists; use --force to replace it", path);
+	}
 	heapdb *w = calloc(1, sizeof *w);
-	if (!w)
+	if (!w) {
+		free(t.path);
 		return hf_error_set(err, HF_ERR_NOMEM, "out of memory");
+	}
 	w->behind.fd = -1;
 	w->hash_seed = hf_random_u64();
 	hf_queue_init(&w->queue, QUEUE_BLOCK, run_block, w);
 	w->sink.ops = &heapdb_ops;
 	w->sink.impl = w;
 	w->opt = o;
-	w->path = strdup(path);
-	int fd = w->path ? hf_make_temp_beside(path, &w->tmp) : -1;
+	w->path = t.path; /* the rename's target */
+	int fd = hf_make_temp_beside(w->path, &w->tmp);
+	/* A database replaced keeps its permissions (a dump's may be private). */
+	if (fd >= 0 && t.mode >= 0)
+		(void)fchmod(fd, (mode_t)t.mode);
 	if (fd < 0) {
 		hf_status st = hf_error_set(err, HF_ERR_IO, "cannot create a file beside %s: %s", path,
 		                            strerror(errno));

@@ -50,8 +50,10 @@ static hf_status db_error(dbr *r, const char *what)
 	hf_status st = code == SQLITE_NOMEM ? HF_ERR_NOMEM
 	             : (code == SQLITE_NOTADB || code == SQLITE_CORRUPT || code == SQLITE_ERROR ||
 	                code == SQLITE_MISMATCH) ? HF_ERR_FORMAT : HF_ERR_IO;
-	if (code == SQLITE_NOTADB)
-		return hf_error_set(r->err, st, "%s: not a SQLite database", r->path);
+	if (code == SQLITE_NOTADB) {
+		const char *kind = hf_kind_of_path(r->path);
+		return hf_error_set(r->err, st, "%s: not a SQLite database%s%s", r->path, HF_KIND_HINT(kind));
+	}
 	return hf_error_set(r->err, st, "%s: %s%s%s: %s", r->path, r->tag[0] ? r->tag : "",
 	                    r->tag[0] ? ": " : "", what, sqlite3_errmsg(r->db));
 }

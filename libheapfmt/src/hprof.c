@@ -4231,9 +4231,12 @@ static hf_status read_header(reader *r)
 	size_t nul = 0;
 	while (nul < avail && nul < 64 && p[nul])
 		nul++;
-	if (avail < 16 || memcmp(p, "JAVA PROFILE 1.0", 16) != 0)
+	if (avail < 16 || memcmp(p, "JAVA PROFILE 1.0", 16) != 0) {
+		const char *kind = hf_kind_name(hf_kind_of(p, avail));
 		return hf_error_at(r->err, HF_ERR_FORMAT, 0, "header",
-		                   "not an HPROF file (no \"JAVA PROFILE 1.0\" magic)");
+		                   "not an HPROF file (no \"JAVA PROFILE 1.0\" magic)%s%s", kind ? ": it is " : "",
+		                   kind ? kind : "");
+	}
 	if (nul >= 64 || nul >= avail)
 		return hf_error_at(r->err, avail < 64 ? HF_ERR_TRUNCATED : HF_ERR_FORMAT, 0, "header",
 		                   "the magic string is not NUL-terminated");

@@ -324,6 +324,24 @@ static inline bool hf_field_is_text(hf_field_kind k)
 	return k == HF_FIELD_TEXT || k == HF_FIELD_JSON;
 }
 
+/* ---- what an input is, from its first bytes (kind.c) ------------------------- */
+typedef enum hf_kind {
+	HF_KIND_UNKNOWN, HF_KIND_HPROF, HF_KIND_SQLITE, HF_KIND_DDM, HF_KIND_ZIP, HF_KIND_V8, HF_KIND_NDJSON
+} hf_kind;
+#define HF_KIND_BIT(k) (1u << (k))
+hf_kind hf_kind_of(const uint8_t *p, size_t n);
+/* "an HPROF heap dump (hprof2ndjson and hprof2heapdb read it)", or NULL. */
+const char *hf_kind_name(hf_kind k);
+/* At a reader's start: an HF_ERR_FORMAT at offset 0, "not WHAT: it is
+ * KIND", when the input's first bytes are those of a kind in refused
+ * (HF_KIND_BIT of each), else HF_OK (the reading finds out the rest). */
+hf_status hf_kind_refuse(hf_input *in, unsigned refused, const char *what, hf_error *err);
+/* hf_kind_name of a file's first bytes (NULL: none known, or unreadable):
+ * for "not a SQLite database". */
+const char *hf_kind_of_path(const char *path);
+/* ": it is KIND" for a file hf_kind_of_path names, else "". */
+#define HF_KIND_HINT(kind) (kind) ? ": it is " : "", (kind) ? (kind) : ""
+
 /* ---- whole reads and writes (fileio.c) ----------------------------------------
  * Each loops over short counts and EINTR and returns 0 or an errno (EIO for a
  * write that writes nothing); hf_pread_full's *got < n: the file ends first. */
@@ -463,6 +481,27 @@ int hf_tmpfd_in(const char *dir);
 int hf_make_temp_beside(const char *path, char **tmp_out);
 void hf_temp_kept(char **tmp);
 void hf_temp_drop(char **tmp);
+/* Where the output named path goes (tempfile.c).  in_place: written at path
+ * itself, without a rename, which would replace it: a device, FIFO or
+ * socket, or a descriptor's name reached through a link (/dev/stdout,
+ * /dev/fd/N, /proc/PID/fd/N: the file standard output is, appended to
+ * perhaps).  Else path names the regular file (there or not yet) to build
+ * beside and rename onto: the path given, or the file its symbolic links
+ * lead to (the links stay, as a shell's redirection leaves them); mode is
+ * that file's permission bits when it exists (-1 when not), for its
+ * replacement.  is_dir: a directory is there.  0, or ENOMEM. */
+typedef struct hf_out_target {
+	char *path;
+	int in_place, is_dir, mode;
+} hf_out_target;
+int hf_out_resolve(const char *path, hf_out_target *t);
+/* The descriptor a path names (/dev/stdout, /dev/stderr, /dev/fd/N,
+ * /proc/self/fd/N), or -1: written through a duplicate of it, where the
+ * shell's redirection put it (appending, say), not reopened and truncated. */
+int hf_out_descriptor(const char *path);
+/* fopen(path, "wb") for an output written in place, but through a
+ * duplicate of the descriptor path names (hf_out_descriptor). */
+FILE *hf_out_open_in_place(const char *path);
 
 /* ---- hf_writebehind: a large output file written behind (writebehind.c) ---
  * hf_writebehind_init(wb, fd) on the descriptor an output is written to;

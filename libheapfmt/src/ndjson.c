@@ -790,11 +790,16 @@ hf_status hf_ndjson_sink_open(hf_sink **out, const char *path, hf_error *err)
 {
 	/* A device, FIFO or socket (/dev/null, /dev/stdout, a named pipe) is
 	 * written in place: renaming a file over it would replace it. */
-	struct stat sb;
-	if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
-		if (S_ISDIR(sb.st_mode))
-			return hf_error_set(err, HF_ERR_IO, "cannot write %s: it is a directory", path);
-		FILE *fp = fopen(path, "wb");
+	hf_out_target t;
+	if (hf_out_resolve(path, &t))
+		return hf_error_set(err, HF_ERR_NOMEM, "out of memory");
+	if (t.is_dir) {
+		free(t.path);
+		return hf_error_set(err, HF_ERR_IO, "cannot write %s: it is a directory", path);
+	}
+	if (t.in_place) {
+		free(t.path);
+		FILE *fp = hf_out_open_in_place(path);
 		if (!fp)
 			return hf_error_set(err, HF_ERR_IO, "cannot open %s: %s", path, strerror(errno));
 		hf_status st = hf_ndjson_sink_new(out, fp, err);
@@ -808,31 +813,33 @@ hf_status hf_ndjson_sink_open(hf_sink **out, const char *path, hf_error *err)
 		return HF_OK;
 	}
 	char *tmp = NULL;
-	int fd = hf_make_temp_beside(path, &tmp);
-	if (fd < 0)
-		return hf_error_set(err, HF_ERR_IO, "cannot create a file beside %s: %s", path,
-		                    strerror(errno));
+	int fd = hf_make_temp_beside(t.path, &tmp);
+	if (fd < 0) {
+		int e = errno;
+		free(t.path);
+		return hf_error_set(err, HF_ERR_IO, "cannot create a file beside %s: %s", path, strerror(e));
+	}
+	/* A file replaced keeps its permissions (a dump's may be private). */
+	if (t.mode >= 0)
+		(void)fchmod(fd, (mode_t)t.mode);
 	FILE *fp = fdopen(fd, "wb");
 	if (!fp) {
 		int e = errno;
 		close(fd);
 		hf_temp_drop(&tmp);
+		free(t.path);
 		return hf_error_set(err, HF_ERR_IO, "cannot open %s: %s", path, strerror(e));
 	}
 	hf_status st = hf_ndjson_sink_new(out, fp, err);
 	if (st != HF_OK) {
 		fclose(fp);
 		hf_temp_drop(&tmp);
+		free(t.path);
 		return st;
 	}
 	ndjson *w = (*out)->impl;
 	w->owns_fp = 1;
 	w->tmp = tmp;
-	w->path = strdup(path);
-	if (!w->path) {
-		hf_sink_destroy(*out, 0);
-		*out = NULL;
-		return hf_error_set(err, HF_ERR_NOMEM, "out of memory");
-	}
+	w->path = t.path; /* the rename's target */
 	return HF_OK;
 }

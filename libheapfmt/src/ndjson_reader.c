@@ -1493,8 +1493,9 @@ hf_status hf_ndjson_read(hf_input *in, hf_sink *sink, const hf_ndjson_read_optio
 	for (size_t i = 0; fixed_keys[i]; i++)
 		if (!know_key(&r, fixed_keys[i]))
 			return nomem(&r);
-	hf_status s = HF_OK;
-	for (;;) {
+	hf_status s = hf_kind_refuse(in, HF_KIND_BIT(HF_KIND_HPROF) | HF_KIND_BIT(HF_KIND_SQLITE) | HF_KIND_BIT(HF_KIND_V8) |
+	                             HF_KIND_BIT(HF_KIND_DDM) | HF_KIND_BIT(HF_KIND_ZIP), "NDJSON of the heap-dump format", err);
+	for (; !s;) {
 		const char *line = NULL;
 		size_t len = 0;
 		snprintf(r.tag, sizeof r.tag, "line %llu", (unsigned long long)stats->lines + 1);

@@ -15,6 +15,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -120,6 +122,112 @@ int hf_make_temp_beside(const char *path, char **tmp_out)
 	live_add(tmp);
 	*tmp_out = tmp;
 	return fd;
+}
+
+/* A link's target that names an open file by its descriptor. */
+static int descriptor_name(const char *target)
+{
+	return !strncmp(target, "/proc/", 6) || !strncmp(target, "/dev/fd/", 8) ||
+	       !strncmp(target, "/dev/std", 8);
+}
+
+int hf_out_descriptor(const char *path)
+{
+	const char *num = NULL;
+	char own[48];
+	snprintf(own, sizeof own, "/proc/%ld/fd/", (long)getpid());
+	if (!strcmp(path, "/dev/stdout"))
+		return 1;
+	if (!strcmp(path, "/dev/stderr"))
+		return 2;
+	if (!strncmp(path, "/dev/fd/", 8))
+		num = path + 8;
+	else if (!strncmp(path, "/proc/self/fd/", 14))
+		num = path + 14;
+	else if (!strncmp(path, own, strlen(own)))
+		num = path + strlen(own);
+	if (!num || *num < '0' || *num > '9')
+		return -1;
+	char *end;
+	long n = strtol(num, &end, 10);
+	return *end || n > INT_MAX ? -1 : (int)n;
+}
+
+FILE *hf_out_open_in_place(const char *path)
+{
+	int n = hf_out_descriptor(path);
+	if (n < 0)
+		return fopen(path, "wb");
+	int fd = fcntl(n, F_DUPFD_CLOEXEC, 3);
+	if (fd < 0)
+		return NULL;
+	FILE *fp = fdopen(fd, "wb");
+	if (!fp) {
+		int e = errno;
+		close(fd);
+		errno = e;
+	}
+	return fp;
+}
+
+int hf_out_resolve(const char *path, hf_out_target *t)
+{
+	memset(t, 0, sizeof *t);
+	t->mode = -1;
+	char *cur = strdup(path);
+	if (!cur)
+		return ENOMEM;
+	struct stat sb;
+	if (hf_out_descriptor(path) >= 0)
+		t->in_place = 1;
+	/* Follow the links one by one (as the kernel would, up to 40). */
+	for (int hop = 0; !t->in_place && lstat(cur, &sb) == 0 && S_ISLNK(sb.st_mode); hop++) {
+		char target[PATH_MAX];
+		ssize_t n = hop < 40 ? readlink(cur, target, sizeof target - 1) : -1;
+		if (n <= 0 || descriptor_name(cur)) {
+			/* Too deep, unreadable, or a descriptor's name: what
+			 * the link is, the open will find out. */
+			t->in_place = 1;
+			break;
+		}
+		target[n] = 0;
+		if (descriptor_name(target)) {
+			t->in_place = 1;
+			break;
+		}
+		char *next;
+		const char *slash = strrchr(cur, '/');
+		if (target[0] == '/' || !slash) {
+			next = strdup(target);
+		} else {
+			size_t dl = (size_t)(slash - cur) + 1;
+			next = malloc(dl + (size_t)n + 1);
+			if (next) {
+				memcpy(next, cur, dl);
+				memcpy(next + dl, target, (size_t)n + 1);
+			}
+		}
+		free(cur);
+		if (!(cur = next))
+			return ENOMEM;
+	}
+	if (t->in_place) {
+		free(cur);
+		if (!(t->path = strdup(path)))
+			return ENOMEM;
+		t->is_dir = stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
+		return 0;
+	}
+	if (lstat(cur, &sb) == 0) {
+		if (S_ISDIR(sb.st_mode))
+			t->is_dir = 1;
+		else if (S_ISREG(sb.st_mode))
+			t->mode = (int)(sb.st_mode & 07777);
+		else
+			t->in_place = 1;
+	}
+	t->path = cur;
+	return 0;
 }
 
 /* An unlinked temporary file in dir, closed on exec; -1 when none. */

@@ -882,7 +882,10 @@ hf_status hf_v8_read(hf_input *in, hf_sink *sink, const hf_v8_options *opt_in, h
 	r->opt = opt_in;
 	hf_buf_init(&r->tmp);
 	hf_jlex_init(&r->lx, in, opt_in->window, opt_in->max_string, err);
-	hf_status st = read_body(r, opt_in->source_name ? opt_in->source_name : hf_input_name(in));
+	hf_status st = hf_kind_refuse(in, HF_KIND_BIT(HF_KIND_HPROF) | HF_KIND_BIT(HF_KIND_SQLITE) | HF_KIND_BIT(HF_KIND_NDJSON) |
+	                              HF_KIND_BIT(HF_KIND_DDM) | HF_KIND_BIT(HF_KIND_ZIP), "a V8 heap snapshot", err);
+	if (!st)
+		st = read_body(r, opt_in->source_name ? opt_in->source_name : hf_input_name(in));
 	hf_jlex_free(&r->lx);
 	hf_jval_free(&r->header);
 	hf_buf_free(&r->tmp);

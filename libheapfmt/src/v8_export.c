@@ -77,6 +77,7 @@ typedef struct subtab {
 typedef struct exp {
 	sqlite3 *db;
 	const char *path;
+	const char *out_name; /* the output, for its errors */
 	hf_error *err;
 	hf_v8_export_stats *st;
 	const hf_v8_export_options *opt;
@@ -122,8 +123,10 @@ static hf_status db_fail(exp *x, const char *what)
 	hf_status st = code == SQLITE_NOMEM ? HF_ERR_NOMEM
 	             : (code == SQLITE_NOTADB || code == SQLITE_CORRUPT || code == SQLITE_ERROR) ? HF_ERR_FORMAT
 	             : HF_ERR_IO;
-	if (code == SQLITE_NOTADB)
-		return hf_error_set(x->err, st, "%s: not a SQLite database", x->path);
+	if (code == SQLITE_NOTADB) {
+		const char *kind = hf_kind_of_path(x->path);
+		return hf_error_set(x->err, st, "%s: not a SQLite database%s%s", x->path, HF_KIND_HINT(kind));
+	}
 	return hf_error_set(x->err, st, "%s: %s: %s", x->path, what, sqlite3_errmsg(x->db));
 }
 
@@ -151,7 +154,8 @@ static int has_table(exp *x, const char *name)
 
 static hf_status io_fail(exp *x)
 {
-	return hf_error_set(x->err, HF_ERR_IO, "cannot write the snapshot: %s", strerror(errno));
+	return hf_error_set(x->err, HF_ERR_IO, "cannot write the snapshot to %s: %s", x->out_name,
+	                    strerror(errno));
 }
 
 /* ---- strings written --------------------------------------------------- */
@@ -1264,10 +1268,13 @@ hf_status hf_v8_export(const char *db_path, const char *out_path, const hf_v8_ex
 	struct stat sb;
 	if (stat(db_path, &sb) != 0)
 		return hf_error_set(err, HF_ERR_IO, "cannot open %s: %s", db_path, strerror(errno));
+	if (S_ISDIR(sb.st_mode))
+		return hf_error_set(err, HF_ERR_IO, "cannot read %s: it is a directory", db_path);
 	exp *x = calloc(1, sizeof *x);
 	if (!x)
 		return hf_error_set(err, HF_ERR_NOMEM, "out of memory");
 	x->path = db_path;
+	x->out_name = strcmp(out_path, "-") ? out_path : "standard output";
 	x->err = err;
 	x->st = stats;
 	x->opt = opt_in;
@@ -1279,26 +1286,33 @@ hf_status hf_v8_export(const char *db_path, const char *out_path, const hf_v8_ex
 	hf_map_init(&x->referent);
 	hf_status st = HF_OK;
 	char *tmp = NULL;
+	hf_out_target target = { NULL, 0, 0, -1 };
 	int to_stdout = !strcmp(out_path, "-");
 	if (sqlite3_open_v2(db_path, &x->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
 		st = db_fail(x, "cannot open");
 		goto out;
 	}
+	if (!to_stdout && hf_out_resolve(out_path, &target)) {
+		st = hf_error_set(err, HF_ERR_NOMEM, "out of memory");
+		goto out;
+	}
 	if (to_stdout) {
 		x->fp = stdout;
-	} else if (stat(out_path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
-		if (S_ISDIR(sb.st_mode)) {
-			st = hf_error_set(err, HF_ERR_IO, "cannot write %s: it is a directory", out_path);
-			goto out;
-		}
-		x->fp = fopen(out_path, "wb");
+	} else if (target.is_dir) {
+		st = hf_error_set(err, HF_ERR_IO, "cannot write %s: it is a directory", out_path);
+		goto out;
+	} else if (target.in_place) {
+		x->fp = hf_out_open_in_place(out_path);
 	} else {
-		int fd = hf_make_temp_beside(out_path, &tmp);
+		int fd = hf_make_temp_beside(target.path, &tmp);
 		if (fd < 0) {
 			st = hf_error_set(err, HF_ERR_IO, "cannot create a file beside %s: %s", out_path,
 			                  strerror(errno));
 			goto out;
 		}
+		/* A file replaced keeps its permissions. */
+		if (target.mode >= 0)
+			(void)fchmod(fd, (mode_t)target.mode);
 		x->fp = fdopen(fd, "wb");
 		if (!x->fp) {
 			int e = errno;
@@ -1317,13 +1331,15 @@ out:
 	if (x->fp && x->fp != stdout && fclose(x->fp) != 0 && !st)
 		st = io_fail(x);
 	if (tmp) {
-		if (!st && rename(tmp, out_path) != 0)
-			st = hf_error_set(err, HF_ERR_IO, "cannot rename %s to %s: %s", tmp, out_path, strerror(errno));
+		if (!st && rename(tmp, target.path) != 0)
+			st = hf_error_set(err, HF_ERR_IO, "cannot rename %s to %s: %s", tmp, target.path,
+			                  strerror(errno));
 		if (st)
 			hf_temp_drop(&tmp);
 		else
 			hf_temp_kept(&tmp);
 	}
+	free(target.path);
 	sqlite3_finalize(x->q_class);
 	sqlite3_finalize(x->q_load);
 	sqlite3_finalize(x->q_string);
