@@ -2840,22 +2840,29 @@ static void check_big_first_streams(const char *file, const char *dir, const cha
 	}
 	/* A pipe whose peek is held 4 MiB ahead: its spool, a temporary file,
 	 * reads on past the long[] (the objects' layout found as from the
-	 * file); with the spool held 4 MiB ahead too, or with no temporary
-	 * file to be had, the first address decides, and a warning says so,
-	 * naming the bound that was met. */
-	size_t size;
-	uint8_t *data = slurp(file, &size);
+	 * file), the dump gzipped too; with the spool held 4 MiB ahead too, or
+	 * with no temporary file to be had, the first address decides, and a
+	 * warning says so, naming the bound that was met. */
+	char gz[1200], gdb[1200];
+	snprintf(gz, sizeof gz, "%s/big-first.hprof.gz", dir);
+	snprintf(gdb, sizeof gdb, "%s/big-first-gz.db", dir);
+	CHECK(gzip_pieces(file, gz) == 0, "gzip %s", file);
+	size_t size, gsize;
+	uint8_t *data = slurp(file, &size), *gdata = slurp(gz, &gsize);
 	static const struct {
 		const char *name;
+		int gzipped;
 		uint64_t spool_max;
 		int spool_fail;
 		const char *bound; /* NULL: found from the spacing */
 	} runs[] = {
-		{ "spooled", 0, 0, NULL },
-		{ "spool-bound", (uint64_t)4 << 20, 0, "512 MiB ahead of a pipe, or half of the temporary directory''s free space" },
-		{ "no-spool", 0, 1, "48 MiB ahead of a pipe" },
+		{ "spooled", 0, 0, 0, NULL },
+		{ "spooled-gzip", 1, 0, 0, NULL },
+		{ "spool-bound", 0, (uint64_t)4 << 20, 0, "512 MiB ahead of a pipe, or half of the temporary directory''s free space" },
+		{ "no-spool", 0, 0, 1, "48 MiB ahead of a pipe" },
+		{ "no-spool-gzip", 1, 0, 1, "48 MiB ahead of a pipe" },
 	};
-	for (size_t k = 0; data && k < sizeof runs / sizeof *runs; k++) {
+	for (size_t k = 0; data && gdata && k < sizeof runs / sizeof *runs; k++) {
 		char fifo[1200], fdb[1200];
 		snprintf(fifo, sizeof fifo, "%s/%s.fifo", dir, runs[k].name);
 		snprintf(fdb, sizeof fdb, "%s/%s.db", dir, runs[k].name);
@@ -2865,7 +2872,8 @@ static void check_big_first_streams(const char *file, const char *dir, const cha
 		hf_hprof_test_pipe_max = (uint64_t)4 << 20;
 		hf_hprof_test_spool_max = runs[k].spool_max;
 		hf_input_test_spool_fail = runs[k].spool_fail;
-		hf_status st = convert_fifo(fifo, data, size, fdb, &ob, &cb);
+		hf_status st = runs[k].gzipped ? convert_fifo(fifo, gdata, gsize, fdb, &ob, &cb)
+		                               : convert_fifo(fifo, data, size, fdb, &ob, &cb);
 		hf_hprof_test_pipe_max = 0;
 		hf_hprof_test_spool_max = 0;
 		hf_input_test_spool_fail = 0;
@@ -2885,10 +2893,7 @@ static void check_big_first_streams(const char *file, const char *dir, const cha
 		sqlite3_close(db);
 	}
 	free(data);
-	char gz[1200], gdb[1200];
-	snprintf(gz, sizeof gz, "%s/big-first.hprof.gz", dir);
-	snprintf(gdb, sizeof gdb, "%s/big-first-gz.db", dir);
-	CHECK(gzip_pieces(file, gz) == 0, "gzip %s", file);
+	free(gdata);
 	hf_hprof_options o;
 	options(&o);
 	conv cg;

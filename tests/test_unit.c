@@ -1737,9 +1737,36 @@ static bool spool_same(const uint8_t *p, size_t n, uint64_t off)
 	return true;
 }
 
-static void input_spool(int mode)
+/* mode: hf_input_test_spool_fail; gz: the FIFO carries the bytes gzipped,
+ * cut: and cut short, 1000 bytes before the gzip stream's end. */
+static void input_spool(int mode, int gz, int cut)
 {
 	const size_t total = ((size_t)7 << 20) + 12345;
+	uint8_t *plain = malloc(total);
+	size_t size = total;
+	uint8_t *data = plain;
+	if (!plain) {
+		CHECK(0, "spool: malloc");
+		return;
+	}
+	for (size_t i = 0; i < total; i++)
+		plain[i] = spool_byte(i);
+	if (gz) {
+		z_stream z;
+		memset(&z, 0, sizeof z);
+		size = deflateBound(&z, (uLong)total) + 64;
+		data = malloc(size);
+		CHECK(data && deflateInit2(&z, 1, Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY) == Z_OK, "spool: deflate");
+		if (!data)
+			return;
+		z.next_in = plain;
+		z.avail_in = (uInt)total;
+		z.next_out = data;
+		z.avail_out = (uInt)size;
+		CHECK(deflate(&z, Z_FINISH) == Z_STREAM_END, "spool: deflate");
+		size = z.total_out - (cut ? 1000 : 0);
+		deflateEnd(&z);
+	}
 	char dir[] = "/tmp/heapfmt-spool-XXXXXX", fifo[64];
 	if (!mkdtemp(dir)) {
 		CHECK(0, "spool: mkdtemp");
@@ -1750,77 +1777,87 @@ static void input_spool(int mode)
 	pid_t pid = fork();
 	if (pid == 0) {
 		int fd = open(fifo, O_WRONLY);
-		uint8_t b[65536];
-		for (size_t at = 0; fd >= 0 && at < total;) {
-			size_t k = total - at < sizeof b ? total - at : sizeof b;
-			for (size_t i = 0; i < k; i++)
-				b[i] = spool_byte(at + i);
-			if (hf_write_full(fd, b, k))
-				_exit(1);
-			at += k;
-		}
-		_exit(0);
+		_exit(fd < 0 || hf_write_full(fd, data, size) ? 1 : 0);
 	}
 	hf_input *in = NULL;
 	hf_error err;
 	memset(&err, 0, sizeof err);
 	hf_input_test_spool_fail = mode;
-	CHECK(hf_input_open(&in, fifo, &err) == HF_OK, "spool %d: open the FIFO: %s", mode, err.message);
+	CHECK(hf_input_open(&in, fifo, &err) == HF_OK, "spool %d/%d: open the FIFO: %s", mode, gz, err.message);
 	if (in) {
 		const uint8_t *p;
 		size_t avail, got = 0;
 		int bounded = 0;
-		CHECK(hf_input_can_spool(in), "spool %d: a FIFO can be spooled", mode);
+		CHECK(hf_input_can_spool(in), "spool %d/%d: a FIFO can be spooled", mode, gz);
 		CHECK(hf_input_peek(in, 100, &p, &avail, &err) == HF_OK && avail >= 100 && spool_same(p, 100, 0),
-		      "spool %d: peek", mode);
+		      "spool %d/%d: peek", mode, gz);
 		uint8_t *buf = malloc((size_t)3 << 20);
 		hf_status st = hf_input_spool_read(in, 1000, buf, (size_t)3 << 20, UINT64_MAX, &got, &bounded, &err);
 		if (mode == 1) {
 			/* (What the window holds it still gives.) */
 			CHECK(st == HF_ERR_UNSUPPORTED && spool_same(buf, got, 1000), "spool 1: no file, no spool (%d)", st);
 		} else if (mode == 2) {
-			/* The first piece written, the second read and kept in memory. */
+			/* The first piece written, the second taken and kept in memory. */
 			CHECK(st == HF_OK && bounded && got < ((size_t)3 << 20) && got > 100 &&
-			      spool_same(buf, got, 1000), "spool 2: a full disk: %zu bytes, bounded %d (%d)", got, bounded, st);
+			      spool_same(buf, got, 1000), "spool 2/%d: a full disk: %zu bytes, bounded %d (%d)", gz, got,
+			      bounded, st);
 		} else {
 			CHECK(st == HF_OK && got == ((size_t)3 << 20) && !bounded && spool_same(buf, got, 1000),
-			      "spool 0: 3 MiB at 1000 (%zu, %d)", got, st);
+			      "spool 0/%d: 3 MiB at 1000 (%zu, %d)", gz, got, st);
 			CHECK(hf_input_spool_read(in, 50, buf, 10, UINT64_MAX, &got, &bounded, &err) == HF_OK &&
-			      got == 10 && spool_same(buf, 10, 50), "spool 0: 10 bytes in the window");
+			      got == 10 && spool_same(buf, 10, 50), "spool 0/%d: 10 bytes in the window", gz);
 			CHECK(hf_input_spool_read(in, (uint64_t)4 << 20, buf, (size_t)2 << 20, (uint64_t)5 << 20, &got,
 			                          &bounded, &err) == HF_OK && got == ((size_t)1 << 20) && bounded &&
-			      spool_same(buf, got, (uint64_t)4 << 20), "spool 0: up to a limit (%zu)", got);
-			CHECK(hf_input_spool_read(in, total - 10, buf, 100, UINT64_MAX, &got, &bounded, &err) == HF_OK &&
-			      got == 10 && spool_same(buf, 10, total - 10), "spool 0: the stream's end (%zu)", got);
+			      spool_same(buf, got, (uint64_t)4 << 20), "spool 0/%d: up to a limit (%zu)", gz, got);
+			st = hf_input_spool_read(in, total - 10, buf, 100, UINT64_MAX, &got, &bounded, &err);
+			if (cut)
+				CHECK(st == HF_OK && got == 0, "spool 0/gz cut: the damage is the reading's to meet (%zu)", got);
+			else
+				CHECK(st == HF_OK && got == 10 && spool_same(buf, 10, total - 10),
+				      "spool 0/%d: the stream's end (%zu)", gz, got);
 		}
 		free(buf);
-		/* Every byte once, in order, in peeks of odd sizes. */
+		/* Every byte once, in order, in peeks of odd sizes; a cut gzip
+		 * stream fails after the bytes before the cut. */
 		uint64_t off = 0;
 		bool same = true;
 		for (size_t want = 1; same; want = want * 3 % 1000003 + 1) {
-			if (hf_input_peek(in, want, &p, &avail, &err) != HF_OK || !avail)
+			st = hf_input_peek(in, want, &p, &avail, &err);
+			if (st != HF_OK || !avail)
 				break;
 			size_t k = avail < want ? avail : want;
 			same = spool_same(p, k, off) && hf_input_offset(in) == off;
 			hf_input_consume(in, k);
 			off += k;
 		}
-		CHECK(same && off == total, "spool %d: the stream read through, %llu bytes of %zu", mode,
-		      (unsigned long long)off, total);
+		if (cut)
+			CHECK(same && st == HF_ERR_TRUNCATED && off > total / 2 && off < total,
+			      "spool %d/gz cut: %llu bytes then the damage (%d: %s)", mode, (unsigned long long)off, st,
+			      err.message);
+		else
+			CHECK(same && st == HF_OK && off == total, "spool %d/%d: the stream read through, %llu bytes of %zu",
+			      mode, gz, (unsigned long long)off, total);
 		hf_input_close(in);
 	}
 	hf_input_test_spool_fail = 0;
 	int status = 0;
 	waitpid(pid, &status, 0);
-	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "spool %d: the writer", mode);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "spool %d/%d: the writer", mode, gz);
 	unlink(fifo);
 	rmdir(dir);
+	if (data != plain)
+		free(data);
+	free(plain);
 }
 
 static void test_input_spool(void)
 {
-	for (int mode = 0; mode < 3; mode++)
-		input_spool(mode);
+	for (int mode = 0; mode < 3; mode++) {
+		input_spool(mode, 0, 0);
+		input_spool(mode, 1, 0);
+	}
+	input_spool(0, 1, 1);
+	input_spool(2, 1, 1);
 }
 
 static void test_writebehind(void)

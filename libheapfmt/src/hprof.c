@@ -966,11 +966,11 @@ static const size_model hotspot_models[] = {
  * big arrays) is followed by the next one, past the big records: a plain
  * file is read at an offset, a gzip file a second time (whose inflation of
  * what comes before is the cost, hence its bound SNIFF_INFLATE_MAX), a
- * plain pipe is read ahead into a temporary file (the input's spool,
- * which the reading then takes the bytes from), up to SNIFF_INFLATE_MAX
- * bytes ahead of the reading; a gzip pipe, or a pipe where no temporary
- * file can be made, is peeked further, up to SNIFF_PIPE_MAX bytes ahead
- * (memory that it holds until the reading has passed them).  Up to
+ * pipe is read ahead into a temporary file (the input's spool, of the
+ * inflated bytes for a gzip pipe, which the reading then takes the bytes
+ * from), up to SNIFF_INFLATE_MAX bytes ahead of the reading; a pipe where
+ * no temporary file can be made is peeked further, up to SNIFF_PIPE_MAX
+ * bytes ahead (memory that it holds until the reading has passed them).  Up to
  * SNIFF_WINDOWS windows in all.  (A window is moved on when less than an
  * eighth of it is left: 2 MiB, more than the largest class dump.) */
 #define SNIFF_WINDOWS 16

@@ -75,17 +75,21 @@ struct hf_input {
 	gz_thread *gz;       /* running: the thread's, see above */
 	int gz_failed;       /* no thread could be made: inflate here */
 	uint64_t raw_seen;   /* raw_offset as of the slot taken last */
-	/* A plain pipe's bytes read ahead of the window (hf_input_spool_read):
-	 * stream bytes [sp_base, sp_base + sp_len) in sp; raw_read takes them
-	 * from there until it has passed them, then reads the descriptor. */
+	/* A pipe's decoded bytes read ahead of the window (hf_input_spool_read):
+	 * stream bytes [sp_base, sp_base + sp_len) in sp; the window takes them
+	 * from there until it has passed them, then reads on from the source. */
 	FILE *sp;
 	uint64_t sp_base, sp_len, sp_budget;
 	int sp_failed;       /* could not be made: not tried again */
 	uint8_t *sp_pend;    /* read but not written to it (a full disk): next after it */
 	size_t sp_pend_len, sp_pend_pos;
+	int sp_eof;          /* the stream ends after those bytes */
+	hf_status sp_status; /* or fails there, with sp_err */
+	hf_error sp_err;
 };
 
 static void gz_stop(hf_input *in);
+static void spool_drop(hf_input *in);
 
 /* Up to n of the left bytes at src into dst, counted as read. */
 static size_t raw_copy(hf_input *in, uint8_t *dst, size_t n, const uint8_t *src, size_t left)
@@ -104,34 +108,6 @@ static ssize_t raw_read(hf_input *in, uint8_t *dst, size_t n, hf_error *err)
 		n = raw_copy(in, dst, n, in->mem + in->mempos, in->memsize - in->mempos);
 		in->mempos += n;
 		return (ssize_t)n;
-	}
-	if (in->sp) {
-		uint64_t at = in->raw_offset - in->sp_base;
-		if (at < in->sp_len) {
-			size_t got = 0;
-			if (n > in->sp_len - at)
-				n = (size_t)(in->sp_len - at);
-			int e = hf_pread_full(fileno(in->sp), dst, n, at, &got);
-			if (e || got < n) {
-				hf_error_at(err, HF_ERR_IO, in->raw_offset, NULL,
-				            "cannot read back the temporary file of %s's look ahead: %s", in->name,
-				            e ? strerror(e) : "short read");
-				return -1;
-			}
-			in->raw_offset += n;
-			return (ssize_t)n;
-		}
-		if (in->sp_pend_pos < in->sp_pend_len) {
-			n = raw_copy(in, dst, n, in->sp_pend + in->sp_pend_pos, in->sp_pend_len - in->sp_pend_pos);
-			in->sp_pend_pos += n;
-			return (ssize_t)n;
-		}
-		/* Passed: the space goes back; a later look ahead makes another. */
-		fclose(in->sp);
-		in->sp = NULL;
-		free(in->sp_pend);
-		in->sp_pend = NULL;
-		in->sp_pend_len = in->sp_pend_pos = 0;
 	}
 	for (;;) {
 		ssize_t r = read(in->fd, dst, n);
@@ -301,9 +277,7 @@ void hf_input_close(hf_input *in)
 	gz_stop(in);
 	if (in->z_init)
 		inflateEnd(&in->zs);
-	if (in->sp)
-		fclose(in->sp);
-	free(in->sp_pend);
+	spool_drop(in);
 	if (in->owns_fd && in->fd >= 0)
 		close(in->fd);
 	free(in->raw);
@@ -434,7 +408,7 @@ static void gz_stop(hf_input *in)
 }
 
 /* Starts the thread; false when it cannot (the caller inflates itself). */
-static bool gz_start(hf_input *in)
+static bool gz_start(hf_input *in, uint64_t produced)
 {
 	gz_thread *g = calloc(1, sizeof *g);
 	if (!g)
@@ -442,8 +416,8 @@ static bool gz_start(hf_input *in)
 	bool ok = true;
 	for (int i = 0; i < GZ_SLOTS && ok; i++)
 		ok = (g->slot[i].data = malloc(GZ_SLOT)) != NULL;
-	/* The decoded bytes so far: everything the window has seen. */
-	g->produced = in->offset + (in->end - in->start);
+	/* The decoded bytes so far: everything the window (and the spool) has seen. */
+	g->produced = produced;
 	if (ok && pthread_mutex_init(&g->mu, NULL) != 0)
 		ok = false;
 	else if (ok && pthread_cond_init(&g->cv, NULL) != 0) {
@@ -465,33 +439,29 @@ static bool gz_start(hf_input *in)
 	return ok;
 }
 
-/* More decoded bytes into buf[end..cap): from the thread's slots, else by
- * inflating here. */
-static hf_status fill_gzip(hf_input *in, hf_error *err)
+/* Decoded gzip bytes into dst[0..room), the first of them decoded byte
+ * base of the stream: from the thread's slots, else by inflating here;
+ * *got of them, *eof set at the stream's end. */
+static hf_status gz_take(hf_input *in, uint8_t *dst, size_t room, uint64_t base, size_t *got, int *eof,
+                         hf_error *err)
 {
-	if (in->fd >= 0 && !in->gz && !in->gz_failed && !gz_start(in))
+	*got = 0;
+	*eof = 0;
+	if (in->fd >= 0 && !in->gz && !in->gz_failed && !gz_start(in, base))
 		in->gz_failed = 1;
 	gz_thread *g = in->gz;
-	if (!g) {
-		size_t n;
-		int eof;
-		hf_status st = gz_inflate(in, in->buf + in->end, in->cap - in->end,
-		                          in->offset + (in->end - in->start), &n, &eof, err);
-		in->end += n;
-		if (eof)
-			in->eof = 1;
-		return st;
-	}
+	if (!g)
+		return gz_inflate(in, dst, room, base, got, eof, err);
 	pthread_mutex_lock(&g->mu);
 	while (g->count == 0)
 		pthread_cond_wait(&g->cv, &g->mu);
 	gz_slot *s = &g->slot[g->head];
 	pthread_mutex_unlock(&g->mu);
 	size_t n = s->len - s->pos;
-	if (n > in->cap - in->end)
-		n = in->cap - in->end;
-	memcpy(in->buf + in->end, s->data + s->pos, n);
-	in->end += n;
+	if (n > room)
+		n = room;
+	memcpy(dst, s->data + s->pos, n);
+	*got = n;
 	s->pos += n;
 	in->raw_seen = s->raw_offset;
 	if (s->pos < s->len || n)
@@ -502,7 +472,7 @@ static hf_status fill_gzip(hf_input *in, hf_error *err)
 		return s->status;
 	}
 	if (s->eof) {
-		in->eof = 1;
+		*eof = 1;
 		return HF_OK;
 	}
 	pthread_mutex_lock(&g->mu);
@@ -510,6 +480,56 @@ static hf_status fill_gzip(hf_input *in, hf_error *err)
 	g->count--;
 	pthread_cond_broadcast(&g->cv);
 	pthread_mutex_unlock(&g->mu);
+	return HF_OK;
+}
+
+/* More decoded bytes into buf[end..cap). */
+static hf_status fill_gzip(hf_input *in, hf_error *err)
+{
+	size_t n;
+	int eof;
+	hf_status st = gz_take(in, in->buf + in->end, in->cap - in->end, in->offset + (in->end - in->start), &n,
+	                       &eof, err);
+	in->end += n;
+	if (eof)
+		in->eof = 1;
+	return st;
+}
+
+
+/* The window's next bytes from the spool: what its file holds, then what a
+ * full disk left in memory, then the end or the failure met after them;
+ * past all that the spool is dropped (and the caller reads the source). */
+static hf_status spool_take(hf_input *in, hf_error *err)
+{
+	uint64_t wend = in->offset + (in->end - in->start), at = wend - in->sp_base;
+	size_t room = in->cap - in->end;
+	if (at < in->sp_len) {
+		size_t n = in->sp_len - at < room ? (size_t)(in->sp_len - at) : room, got = 0;
+		int e = hf_pread_full(fileno(in->sp), in->buf + in->end, n, at, &got);
+		if (e || got < n)
+			return hf_error_at(err, HF_ERR_IO, wend, NULL,
+			                   "cannot read back the temporary file of %s's look ahead: %s", in->name,
+			                   e ? strerror(e) : "short read");
+		in->end += n;
+		return HF_OK;
+	}
+	if (in->sp_pend_pos < in->sp_pend_len) {
+		size_t n = in->sp_pend_len - in->sp_pend_pos < room ? in->sp_pend_len - in->sp_pend_pos : room;
+		memcpy(in->buf + in->end, in->sp_pend + in->sp_pend_pos, n);
+		in->sp_pend_pos += n;
+		in->end += n;
+		return HF_OK;
+	}
+	if (in->sp_status) {
+		/* Stays for every later call, as the source's would. */
+		*err = in->sp_err;
+		return in->sp_status;
+	}
+	if (in->sp_eof)
+		in->eof = 1;
+	/* Passed: the space goes back; a later look ahead makes another. */
+	spool_drop(in);
 	return HF_OK;
 }
 
@@ -558,7 +578,11 @@ hf_status hf_input_peek(hf_input *in, size_t want, const uint8_t **p,
 				in->cap = need;
 			}
 		}
-		if (in->comp == HF_COMPRESSION_GZIP) {
+		if (in->sp) {
+			hf_status st = spool_take(in, err);
+			if (st != HF_OK)
+				return st;
+		} else if (in->comp == HF_COMPRESSION_GZIP) {
 			hf_status st = fill_gzip(in, err);
 			if (st != HF_OK)
 				return st;
@@ -737,15 +761,30 @@ int hf_input_test_spool_fail;
 
 int hf_input_can_spool(const hf_input *in)
 {
-	return in->fd >= 0 && !in->seekable && in->comp == HF_COMPRESSION_NONE && !in->zc;
+	return in->fd >= 0 && !in->seekable && !in->zc &&
+	       (in->comp == HF_COMPRESSION_NONE || in->comp == HF_COMPRESSION_GZIP);
 }
 
-/* Reads the descriptor into the spool up to stream offset upto, within the
- * budget (*bounded: it stopped there) or to the stream's end. */
-static hf_status spool_fill(hf_input *in, uint64_t upto, int *bounded, hf_error *err)
+static void spool_drop(hf_input *in)
+{
+	if (in->sp)
+		fclose(in->sp);
+	in->sp = NULL;
+	free(in->sp_pend);
+	in->sp_pend = NULL;
+	in->sp_pend_len = in->sp_pend_pos = 0;
+	in->sp_eof = 0;
+	in->sp_status = HF_OK;
+}
+
+/* Reads the source (the descriptor, or the gzip stream) into the spool up
+ * to stream offset upto, within the budget (*bounded: it stopped there), to
+ * the stream's end, or to a failure, which the spool keeps for the reading
+ * to meet after the bytes before it. */
+static hf_status spool_fill(hf_input *in, uint64_t upto, int *bounded)
 {
 	uint64_t end = in->sp_base + in->sp_len;
-	if (end >= upto)
+	if (end >= upto || in->sp_eof || in->sp_status)
 		return HF_OK;
 	if (in->sp_pend) {
 		*bounded = 1;
@@ -753,8 +792,7 @@ static hf_status spool_fill(hf_input *in, uint64_t upto, int *bounded, hf_error 
 	}
 	uint8_t *chunk = malloc(CHUNK);
 	if (!chunk)
-		return hf_error_set(err, HF_ERR_NOMEM, "out of memory");
-	hf_status st = HF_OK;
+		return HF_ERR_NOMEM;
 	while (end < upto) {
 		size_t want = upto - end < CHUNK ? (size_t)(upto - end) : CHUNK;
 		if (in->sp_len >= in->sp_budget) {
@@ -763,33 +801,46 @@ static hf_status spool_fill(hf_input *in, uint64_t upto, int *bounded, hf_error 
 		}
 		if (want > in->sp_budget - in->sp_len)
 			want = (size_t)(in->sp_budget - in->sp_len);
-		ssize_t r = read(in->fd, chunk, want);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			st = hf_error_at(err, HF_ERR_IO, end, NULL, "cannot read %s: %s", in->name, strerror(errno));
-			break;
+		size_t n = 0;
+		int eof = 0;
+		hf_status st = HF_OK;
+		if (in->comp == HF_COMPRESSION_GZIP) {
+			st = gz_take(in, chunk, want, end, &n, &eof, &in->sp_err);
+		} else {
+			ssize_t r = raw_read(in, chunk, want, &in->sp_err);
+			if (r < 0)
+				st = HF_ERR_IO;
+			else
+				n = (size_t)r;
+			eof = r == 0;
 		}
-		if (r == 0)
-			break;
-		int e = hf_input_test_spool_fail == 2 && in->sp_len ? ENOSPC
-		        : hf_pwrite_full(fileno(in->sp), chunk, (size_t)r, in->sp_len);
-		if (e) {
-			/* The bytes are read and must not be lost: the reading
-			 * takes them from memory after the spool, which grows no
-			 * more (the file may hold part of them: not counted). */
-			in->sp_pend = chunk;
-			in->sp_pend_len = (size_t)r;
-			chunk = NULL;
-			in->sp_budget = in->sp_len;
-			*bounded = 1;
-			break;
+		if (n) {
+			int e = hf_input_test_spool_fail == 2 && in->sp_len ? ENOSPC
+			        : hf_pwrite_full(fileno(in->sp), chunk, n, in->sp_len);
+			if (e) {
+				/* The bytes are taken and must not be lost: the
+				 * window takes them from memory after the file,
+				 * which grows no more (it may hold part of them: not
+				 * counted). */
+				in->sp_pend = chunk;
+				in->sp_pend_len = n;
+				chunk = NULL;
+				in->sp_budget = in->sp_len;
+				*bounded = 1;
+			} else {
+				in->sp_len += n;
+				end += n;
+			}
 		}
-		in->sp_len += (uint64_t)r;
-		end += (uint64_t)r;
+		if (st)
+			in->sp_status = st;
+		else if (eof)
+			in->sp_eof = 1;
+		if (st || eof || !chunk)
+			break;
 	}
 	free(chunk);
-	return st;
+	return HF_OK;
 }
 
 hf_status hf_input_spool_read(hf_input *in, uint64_t off, void *dst, size_t n, uint64_t limit,
@@ -825,23 +876,25 @@ hf_status hf_input_spool_read(hf_input *in, uint64_t off, void *dst, size_t n, u
 			in->sp_failed = 1;
 			return hf_error_set(err, HF_ERR_UNSUPPORTED, "no temporary file for %s's look ahead", in->name);
 		}
-		/* The window's end is where the descriptor stands. */
-		in->sp_base = in->raw_offset;
+		/* What the window has not read yet goes there. */
+		in->sp_base = wend;
 		in->sp_len = 0;
 		in->sp_budget = fstatvfs(fileno(in->sp), &vs) == 0
 		                ? (uint64_t)vs.f_bavail * vs.f_frsize / 2 : 0;
 	}
-	hf_status st = spool_fill(in, upto, bounded, err);
+	hf_status st = spool_fill(in, upto, bounded);
+	if (st == HF_ERR_NOMEM)
+		return hf_error_set(err, st, "out of memory");
 	uint64_t end = in->sp_base + in->sp_len;
 	if (end > off) {
 		size_t k = end - off < n ? (size_t)(end - off) : n, g = 0;
 		int e = hf_pread_full(fileno(in->sp), d, k, off - in->sp_base, &g);
 		*got += g;
-		if (e && !st)
-			st = hf_error_set(err, HF_ERR_IO, "cannot read back the temporary file of %s's look ahead: %s",
-			                  in->name, strerror(e));
+		if (e)
+			return hf_error_set(err, HF_ERR_IO, "cannot read back the temporary file of %s's look ahead: %s",
+			                    in->name, strerror(e));
 	}
-	return st;
+	return HF_OK;
 }
 
 uint64_t hf_input_offset(const hf_input *in) { return in->offset; }

@@ -361,13 +361,15 @@ int hf_input_can_read_at(const hf_input *in);
 hf_status hf_input_reopen(const hf_input *in, hf_input **out, hf_error *err);
 hf_status hf_input_read_at(hf_input *in, uint64_t off, void *dst, size_t n, size_t *got,
                            hf_error *err);
-/* For a plain stream that can be read only once (a pipe, a terminal): n
- * bytes at offset off of the stream, at or past the window's start, read
- * ahead of the reading into a temporary file (the spool; the reading then
- * takes them from there) as far as off + n but not past stream offset
- * limit, nor past half of $TMPDIR's free space.  *got < n: the input ends
- * first, or a bound was met (*bounded set then), or off is out of reach.
- * HF_ERR_UNSUPPORTED for other inputs, and when no spool can be made. */
+/* For a stream that can be read only once (a pipe, plain or gzip): n
+ * bytes at offset off of the (inflated) stream, at or past the window's
+ * start, read ahead of the reading into a temporary file (the spool; the
+ * reading then takes them from there) as far as off + n but not past
+ * stream offset limit, nor past half of $TMPDIR's free space.  *got < n:
+ * the input ends or fails first (the reading meets the failure after the
+ * bytes before it), or a bound was met (*bounded set then), or off is out
+ * of reach.  HF_ERR_UNSUPPORTED for other inputs, and when no spool can be
+ * made. */
 int hf_input_can_spool(const hf_input *in);
 hf_status hf_input_spool_read(hf_input *in, uint64_t off, void *dst, size_t n, uint64_t limit,
                               size_t *got, int *bounded, hf_error *err);
