@@ -91,22 +91,16 @@ struct hf_input {
 static void gz_stop(hf_input *in);
 static void spool_drop(hf_input *in);
 
-/* Up to n of the left bytes at src into dst, counted as read. */
-static size_t raw_copy(hf_input *in, uint8_t *dst, size_t n, const uint8_t *src, size_t left)
-{
-	if (n > left)
-		n = left;
-	memcpy(dst, src, n);
-	in->raw_offset += n;
-	return n;
-}
-
 /* Reads raw bytes into dst; returns count, 0 at EOF, -1 on error. */
 static ssize_t raw_read(hf_input *in, uint8_t *dst, size_t n, hf_error *err)
 {
 	if (in->fd < 0) {
-		n = raw_copy(in, dst, n, in->mem + in->mempos, in->memsize - in->mempos);
+		size_t left = in->memsize - in->mempos;
+		if (n > left)
+			n = left;
+		memcpy(dst, in->mem + in->mempos, n);
 		in->mempos += n;
+		in->raw_offset += n;
 		return (ssize_t)n;
 	}
 	for (;;) {
@@ -495,7 +489,6 @@ static hf_status fill_gzip(hf_input *in, hf_error *err)
 		in->eof = 1;
 	return st;
 }
-
 
 /* The window's next bytes from the spool: what its file holds, then what a
  * full disk left in memory, then the end or the failure met after them;
