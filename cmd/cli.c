@@ -291,17 +291,22 @@ void cli_progress_cb(void *ctx, uint64_t done, uint64_t total)
 	p->drawn = 1;
 }
 
+/* The indicator at the end of what was read: the whole input when its
+ * size is known (the reader's last call may be 16 MiB before it). */
+static void progress_at_end(cli_progress *p)
+{
+	if (!p->unit && p->size)
+		p->done = p->total = p->size;
+	else if (p->total)
+		p->done = p->total;
+}
+
 void cli_progress_end(cli_progress *p, int ok)
 {
 	if (p->drawn && p->tty)
 		fprintf(stderr, "\r\033[K");
 	else if (ok && p->enabled && !p->tty) {
-		/* The end of what was read: the whole input when its size is
-		 * known (the reader's last call may be 16 MiB before it). */
-		if (!p->unit && p->size)
-			p->done = p->total = p->size;
-		else if (p->total)
-			p->done = p->total;
+		progress_at_end(p);
 		if (!p->shown || p->done != p->shown_done || p->total != p->shown_total)
 			progress_line(p, "", "\n");
 	}
@@ -312,10 +317,7 @@ void cli_progress_phase(cli_progress *p, const char *what)
 {
 	if (!p->enabled || !p->tty)
 		return;
-	if (!p->unit && p->size)
-		p->done = p->total = p->size;
-	else if (p->total)
-		p->done = p->total;
+	progress_at_end(p);
 	progress_line(p, "\r", "");
 	fprintf(stderr, "; %s\033[K", what);
 	p->drawn = 1;

@@ -59,13 +59,20 @@ static int parse(conv_args *c, int argc, char **argv)
 	return -1;
 }
 
+/* A database's options: the command line's, and the converter's own. */
+static hf_heapdb_options db_options(const conv_args *c)
+{
+	hf_heapdb_options o = { .force = c->force, .no_index = c->no_index };
+	if (c->conv->db_options)
+		c->conv->db_options(c->conv->ctx, &o);
+	return o;
+}
+
 static hf_status open_sink(const conv_args *c, const char *out, hf_sink **sink, hf_error *err)
 {
 	hf_status st;
 	if (c->conv->heapdb) {
-		hf_heapdb_options o = { .force = c->force, .no_index = c->no_index };
-		if (c->conv->db_options)
-			c->conv->db_options(c->conv->ctx, &o);
+		hf_heapdb_options o = db_options(c);
 		st = hf_heapdb_sink_open(sink, out, &o, err);
 	} else if (!strcmp(out, "-")) {
 		static char buf[1 << 16];
@@ -99,9 +106,7 @@ static int convert_one(void *ctx, const char *in, const char *out, uint64_t *rec
 	cli_run run = { .in = in, .sink = sink, .progress = &pr, .crtime = crtime };
 	st = c->conv->read(c->conv->ctx, &run, &err);
 	if (!st && c->conv->heapdb) {
-		hf_heapdb_options o = { .force = c->force, .no_index = c->no_index };
-		if (c->conv->db_options)
-			c->conv->db_options(c->conv->ctx, &o);
+		hf_heapdb_options o = db_options(c);
 		cli_progress_phase(&pr, o.no_index ? "finishing the database"
 		                        : o.analysis ? "building the indexes, then the analysis"
 		                        : "building the indexes");

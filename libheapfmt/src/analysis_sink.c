@@ -218,7 +218,7 @@ hf_status hf_analysis_sink_open(hf_sink **out, hf_sink *next, const char *beside
 	t->sink.ops = &tee_ops;
 	t->sink.impl = t;
 	t->out = next;
-	int fd = hf_make_temp_beside(beside, &t->db_path);
+	int fd = hf_make_temp_beside(beside, -1, &t->db_path);
 	if (fd < 0) {
 		hf_status st = hf_error_set(err, HF_ERR_IO, "cannot create the analysis's temporary database beside %s: %s",
 		                            beside, strerror(errno));

@@ -1456,10 +1456,7 @@ hf_status hf_heapdb_sink_open(hf_sink **out, const char *path, const hf_heapdb_o
 	w->sink.impl = w;
 	w->opt = o;
 	w->path = t.path; /* the rename's target */
-	int fd = hf_make_temp_beside(w->path, &w->tmp);
-	/* A database replaced keeps its permissions (a dump's may be private). */
-	if (fd >= 0 && t.mode >= 0)
-		(void)fchmod(fd, (mode_t)t.mode);
+	int fd = hf_make_temp_beside(w->path, t.mode, &w->tmp);
 	if (fd < 0) {
 		hf_status st = hf_error_set(err, HF_ERR_IO, "cannot create a file beside %s: %s", path,
 		                            strerror(errno));

@@ -996,7 +996,7 @@ typedef struct sniff_win {
 	const char *bounded;     /* stopped by this bound (SNIFF_PIPE_MAX, SNIFF_INFLATE_MAX), not the input's end */
 	int no_spool;            /* a pipe that cannot be spooled: peeked */
 	size_t size;             /* of a window: SNIFF_WINDOW */
-	uint8_t *buf;            /* a plain file's window, read at an offset */
+	uint8_t *buf;            /* a window read at an offset (a plain file, a spooled pipe) */
 	hf_input *again;         /* a gzip file's second reading */
 } sniff_win;
 
@@ -1009,11 +1009,29 @@ static bool sniff_move(reader *r, sniff_win *w, uint64_t off)
 		return false;
 	hf_error ignored;
 	memset(&ignored, 0, sizeof ignored);
-	if (hf_input_can_read_at(r->in)) {
+	int spool = !hf_input_can_read_at(r->in) && hf_input_can_spool(r->in) && !w->no_spool;
+	if (hf_input_can_read_at(r->in) || spool) {
+		/* Into a window of its own: a plain file at the offset, a pipe
+		 * through the input's spool. */
 		if (!w->buf && !(w->buf = malloc(w->size)))
 			return false;
 		size_t got;
-		if (hf_input_read_at(r->in, off, w->buf, w->size, &got, &ignored) || !got)
+		hf_status st;
+		if (spool) {
+			uint64_t max = hf_hprof_test_spool_max ? hf_hprof_test_spool_max : SNIFF_INFLATE_MAX;
+			uint64_t limit = w->start + max < w->start ? UINT64_MAX : w->start + max;
+			int bounded = 0;
+			st = hf_input_spool_read(r->in, off, w->buf, w->size, limit, &got, &bounded, &ignored);
+			if (st == HF_ERR_UNSUPPORTED) {
+				w->no_spool = 1;
+				return sniff_move(r, w, off);
+			}
+			if (bounded && got < w->size)
+				w->bounded = "512 MiB ahead of a pipe, or half of the temporary directory's free space";
+		} else {
+			st = hf_input_read_at(r->in, off, w->buf, w->size, &got, &ignored);
+		}
+		if (st || !got)
 			return false;
 		w->p = w->buf;
 		w->avail = got;
@@ -1027,24 +1045,6 @@ static bool sniff_move(reader *r, sniff_win *w, uint64_t off)
 			return false;
 		if (w->avail > w->size)
 			w->avail = w->size;
-	} else if (hf_input_can_spool(r->in) && !w->no_spool) {
-		uint64_t max = hf_hprof_test_spool_max ? hf_hprof_test_spool_max : SNIFF_INFLATE_MAX;
-		uint64_t limit = w->start + max < w->start ? UINT64_MAX : w->start + max;
-		if (!w->buf && !(w->buf = malloc(w->size)))
-			return false;
-		size_t got;
-		int bounded = 0;
-		hf_status st = hf_input_spool_read(r->in, off, w->buf, w->size, limit, &got, &bounded, &ignored);
-		if (st == HF_ERR_UNSUPPORTED) {
-			w->no_spool = 1;
-			return sniff_move(r, w, off);
-		}
-		if (bounded && got < w->size)
-			w->bounded = "512 MiB ahead of a pipe, or half of the temporary directory's free space";
-		if (st || !got)
-			return false;
-		w->p = w->buf;
-		w->avail = got;
 	} else {
 		/* A pipe: the reading's own input, peeked further (which
 		 * moves its buffer: the earlier windows are not looked at

@@ -477,10 +477,12 @@ const char *hf_sqlite_tmpdir(void);
 int hf_sqlite_damaged(int code);
 int hf_tmpfd_in(const char *dir);
 /* An output's temporary file beside path ("<dir>/.<base>.tmp-XXXXXX", mode
- * 0666 less the umask), open read-write; its name in *tmp_out, kept for
- * hf_remove_partial_outputs until hf_temp_kept (renamed into place) or
- * hf_temp_drop (unlinked); both free the name and set it NULL. */
-int hf_make_temp_beside(const char *path, char **tmp_out);
+ * 0666 less the umask, or the permission bits mode when it is not -1: those
+ * of the file it is to replace, whose permissions a dump's output keeps),
+ * open read-write; its name in *tmp_out, kept for hf_remove_partial_outputs
+ * until hf_temp_kept (renamed into place) or hf_temp_drop (unlinked); both
+ * free the name and set it NULL. */
+int hf_make_temp_beside(const char *path, int mode, char **tmp_out);
 void hf_temp_kept(char **tmp);
 void hf_temp_drop(char **tmp);
 /* Where the output named path goes (tempfile.c).  in_place: written at path

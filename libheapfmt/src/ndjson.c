@@ -813,15 +813,12 @@ hf_status hf_ndjson_sink_open(hf_sink **out, const char *path, hf_error *err)
 		return HF_OK;
 	}
 	char *tmp = NULL;
-	int fd = hf_make_temp_beside(t.path, &tmp);
+	int fd = hf_make_temp_beside(t.path, t.mode, &tmp);
 	if (fd < 0) {
 		int e = errno;
 		free(t.path);
 		return hf_error_set(err, HF_ERR_IO, "cannot create a file beside %s: %s", path, strerror(e));
 	}
-	/* A file replaced keeps its permissions (a dump's may be private). */
-	if (t.mode >= 0)
-		(void)fchmod(fd, (mode_t)t.mode);
 	FILE *fp = fdopen(fd, "wb");
 	if (!fp) {
 		int e = errno;

@@ -83,7 +83,7 @@ void hf_temp_drop(char **tmp)
 	*tmp = NULL;
 }
 
-int hf_make_temp_beside(const char *path, char **tmp_out)
+int hf_make_temp_beside(const char *path, int mode, char **tmp_out)
 {
 	static const char letters[] =
 		"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
@@ -119,6 +119,8 @@ int hf_make_temp_beside(const char *path, char **tmp_out)
 		errno = e;
 		return -1;
 	}
+	if (mode >= 0)
+		(void)fchmod(fd, (mode_t)mode);
 	live_add(tmp);
 	*tmp_out = tmp;
 	return fd;

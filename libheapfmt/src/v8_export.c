@@ -1304,15 +1304,12 @@ hf_status hf_v8_export(const char *db_path, const char *out_path, const hf_v8_ex
 	} else if (target.in_place) {
 		x->fp = hf_out_open_in_place(out_path);
 	} else {
-		int fd = hf_make_temp_beside(target.path, &tmp);
+		int fd = hf_make_temp_beside(target.path, target.mode, &tmp);
 		if (fd < 0) {
 			st = hf_error_set(err, HF_ERR_IO, "cannot create a file beside %s: %s", out_path,
 			                  strerror(errno));
 			goto out;
 		}
-		/* A file replaced keeps its permissions. */
-		if (target.mode >= 0)
-			(void)fchmod(fd, (mode_t)target.mode);
 		x->fp = fdopen(fd, "wb");
 		if (!x->fp) {
 			int e = errno;
