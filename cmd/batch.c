@@ -128,8 +128,38 @@ typedef struct job {
 	double t0, secs;
 	int state;           /* 0 waiting, 1 running, 2 done */
 	int code;
-	char why[64];        /* how a child ended other than by exit() */
+	char why[96];        /* how a child ended other than by exit() */
+	int removed;         /* temporary outputs of a killed child removed */
 } job;
+
+/* What a child tells its parent on the result pipe: 'T', a 2-byte length
+ * and the name of each temporary output it creates (hf_on_temp_output),
+ * then 'R' and its record count, 8 bytes.  A child killed by SIGKILL (the
+ * kernel's OOM killer, kill -9) cannot remove its temporary output; the
+ * parent, told its name, does.  Each message is one write of at most
+ * PIPE_BUF bytes, whole whatever thread sends it, and a child names at most
+ * TEMP_NAMES files (longer names go untold), so that the messages fit in the
+ * pipe, which the parent reads only once the child has ended. */
+#define TEMP_NAMES 8
+#define TEMP_NAME_MAX 4000
+static int child_resfd = -1;
+static int child_named;
+
+static void tell_temp(const char *path, void *ctx)
+{
+	(void)ctx;
+	size_t n = strlen(path);
+	if (n > TEMP_NAME_MAX || child_named >= TEMP_NAMES)
+		return;
+	child_named++;
+	char msg[3 + TEMP_NAME_MAX];
+	msg[0] = 'T';
+	msg[1] = (char)(n >> 8);
+	msg[2] = (char)(n & 0xff);
+	memcpy(msg + 3, path, n);
+	ssize_t w = write(child_resfd, msg, 3 + n);
+	(void)w;
+}
 
 /* The jobs, for the handler of SIGINT, SIGTERM and SIGHUP (cli_init): a
  * batch that is stopped (Ctrl-C, a CI job's timeout, which signals only the
@@ -265,11 +295,16 @@ static void start(const batch_spec *spec, job *j, job *all, int n)
 		dup2(ep[1], STDERR_FILENO);
 		dup2(ep[1], STDOUT_FILENO);
 		close(ep[1]);
+		child_resfd = rp[1];
+		hf_on_temp_output(tell_temp, NULL);
 		uint64_t records = 0;
 		int code = spec->convert(spec->ctx, j->in, j->out, &records);
 		fflush(stdout);
 		fflush(stderr);
-		ssize_t w = write(rp[1], &records, sizeof records);
+		char msg[9];
+		msg[0] = 'R';
+		memcpy(msg + 1, &records, sizeof records);
+		ssize_t w = write(rp[1], msg, sizeof msg);
 		(void)w;
 		_exit(code);
 	}
@@ -281,13 +316,49 @@ static void start(const batch_spec *spec, job *j, job *all, int n)
 	j->resfd = rp[0];
 }
 
+/* The child's messages (tell_temp): whether it sent its record count; the
+ * names of its temporary outputs are removed when it was killed. */
+static int read_result(job *j, int killed)
+{
+	static char buf[TEMP_NAMES * (3 + TEMP_NAME_MAX) + 9];
+	size_t len = 0;
+	for (;;) {
+		ssize_t r = read(j->resfd, buf + len, sizeof buf - len);
+		if (r > 0 && (len += (size_t)r) < sizeof buf)
+			continue;
+		if (r < 0 && errno == EINTR)
+			continue;
+		break;
+	}
+	close(j->resfd);
+	int got = 0;
+	for (size_t i = 0; i < len;) {
+		if (buf[i] == 'R' && len - i >= 9) {
+			memcpy(&j->records, buf + i + 1, sizeof j->records);
+			got = 1;
+			i += 9;
+		} else if (buf[i] == 'T' && len - i >= 3) {
+			size_t n = (size_t)(unsigned char)buf[i + 1] << 8 | (unsigned char)buf[i + 2];
+			if (n > TEMP_NAME_MAX || len - i - 3 < n)
+				break;
+			char name[TEMP_NAME_MAX + 1];
+			memcpy(name, buf + i + 3, n);
+			name[n] = 0;
+			/* Renamed into place, the name no longer exists. */
+			if (killed && unlink(name) == 0)
+				j->removed++;
+			i += 3 + n;
+		} else {
+			break;
+		}
+	}
+	return got;
+}
+
 /* The child closed its stderr: collect its result and its exit status. */
 static void reap(job *j)
 {
 	close(j->errfd);
-	uint64_t records;
-	ssize_t r = read(j->resfd, &records, sizeof records);
-	close(j->resfd);
 	int status = 0;
 	/* Reaped and marked at once: the handler must not signal a pid that
 	 * may already be another process's. */
@@ -297,17 +368,21 @@ static void reap(job *j)
 	j->state = 2;
 	cli_fatal_signals_release();
 	j->secs = now() - j->t0;
-	if (r == (ssize_t)sizeof records)
-		j->records = records;
-	if (WIFEXITED(status)) {
+	int killed = !WIFEXITED(status);
+	int got = read_result(j, killed);
+	if (!killed) {
 		j->code = WEXITSTATUS(status);
-		if (r != (ssize_t)sizeof records && j->code == 0) {
+		if (!got && j->code == 0) {
 			j->code = EXIT_IO;
 			snprintf(j->why, sizeof j->why, "the conversion ended without a result");
 		}
 	} else {
 		j->code = EXIT_IO;
-		snprintf(j->why, sizeof j->why, "killed by signal %d", WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+		int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+		snprintf(j->why, sizeof j->why, "killed by signal %d (%s)%s", sig,
+		         sig == SIGKILL ? "SIGKILL" : sig == SIGSEGV ? "SIGSEGV" : sig == SIGABRT ? "SIGABRT"
+		         : sig == SIGBUS ? "SIGBUS" : sig == SIGTERM ? "SIGTERM" : "a signal",
+		         j->removed ? "; its temporary output removed" : "");
 	}
 }
 

@@ -24,7 +24,9 @@
  * file (in input order) that failed; 5 when none failed but some were
  * salvaged (--salvage); 2 for a usage error found before starting (no input,
  * '-' as an input, two inputs that would write the same output, an output
- * that is one of the inputs); 3 when DIR cannot be created. */
+ * that is one of the inputs); 3 when DIR cannot be created.  A conversion
+ * killed by a signal (SIGKILL: the OOM killer) fails with 3, and the batch
+ * removes the temporary output the conversion could not. */
 #ifndef HF_BATCH_H
 #define HF_BATCH_H
 #include "cli.h"

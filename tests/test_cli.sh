@@ -445,6 +445,26 @@ if command -v mkfifo >/dev/null; then
 	check "a batch stopped by SIGTERM ends as killed by it" test "$rc" = 143
 	check "once they have ended, leaving no temporary file" sh -c "! ls -a '$t/sigbatch' | grep -q tmp-"
 	kill "$f1" "$feeder" 2>/dev/null
+	# A conversion of a batch killed by SIGKILL (the OOM killer) cannot
+	# remove its temporary output: the batch, told its name, does.
+	if [ -r /proc/self/status ]; then
+		mkdir "$t/killbatch"
+		feed "$t/kill.fifo"
+		"$tools/hprof2heapdb" -j 1 -o "$t/killbatch" "$t/kill.fifo" "$sample" >"$t/out" 2>"$t/err" &
+		batch=$!
+		n=0
+		while [ $n -lt 200 ] && ! ls -a "$t/killbatch" | grep -q tmp-; do sleep 0.05; n=$((n + 1)); done
+		child=$(grep -l "^PPid:[[:space:]]*$batch\$" /proc/[0-9]*/status 2>/dev/null | head -n 1 | cut -d/ -f3)
+		[ -n "$child" ] && kill -s KILL "$child"
+		wait "$batch"
+		rc=$?
+		kill "$feeder" 2>/dev/null
+		check "a batch whose conversion was killed by SIGKILL fails with exit 3" test "$rc" = 3
+		check "saying so" grep -q "killed by signal 9 (SIGKILL); its temporary output removed" "$t/err"
+		check "and leaves no temporary file, the next file converted" sh -c "! ls -a '$t/killbatch' | grep -q tmp- && test -s '$t/killbatch/sample.db'"
+	else
+		echo "SKIP: SIGKILL case (no /proc to find the batch's conversion)"
+	fi
 fi
 
 # A reader of standard output that goes away (| head): the program ends as

@@ -65,6 +65,15 @@ void hf_remove_partial_outputs(void)
 			unlink(live_name[i]);
 }
 
+static void (*temp_hook)(const char *path, void *ctx);
+static void *temp_hook_ctx;
+
+void hf_on_temp_output(void (*fn)(const char *path, void *ctx), void *ctx)
+{
+	temp_hook = fn;
+	temp_hook_ctx = ctx;
+}
+
 void hf_temp_kept(char **tmp)
 {
 	if (*tmp)
@@ -122,6 +131,8 @@ int hf_make_temp_beside(const char *path, int mode, char **tmp_out)
 	if (mode >= 0)
 		(void)fchmod(fd, (mode_t)mode);
 	live_add(tmp);
+	if (temp_hook)
+		temp_hook(tmp, temp_hook_ctx);
 	*tmp_out = tmp;
 	return fd;
 }

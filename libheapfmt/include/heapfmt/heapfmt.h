@@ -275,6 +275,14 @@ HF_API hf_status hf_heapdb_sink_open(hf_sink **out, const char *path,
  * nothing behind; the writers themselves still hold the files open. */
 HF_API void hf_remove_partial_outputs(void);
 
+/* Calls fn(path, ctx) each time a writer creates the temporary file it will
+ * rename into place (the names hf_remove_partial_outputs knows), on the
+ * creating thread; NULL stops it.  For a supervising process: a conversion
+ * killed by SIGKILL, which no handler sees, leaves that file behind, and the
+ * supervisor that was told its name can remove it.  Set it before any writer
+ * is opened. */
+HF_API void hf_on_temp_output(void (*fn)(const char *path, void *ctx), void *ctx);
+
 /* ---- readers ------------------------------------------------------------ */
 
 typedef void (*hf_progress_fn)(void *ctx, uint64_t done, uint64_t total);
