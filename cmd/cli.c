@@ -245,7 +245,7 @@ void cli_progress_init(cli_progress *p, int mode)
 	p->shown = 0;
 }
 
-static void progress_line(const cli_progress *p, const char *lead, const char *tail)
+static void progress_line(FILE *out, const cli_progress *p, const char *lead, const char *tail)
 {
 	unsigned long long done = p->done, total = p->total;
 	const char *unit = p->unit;
@@ -257,12 +257,12 @@ static void progress_line(const cli_progress *p, const char *lead, const char *t
 		total >>= shift;
 	}
 	if (!p->total && !p->done)
-		fprintf(stderr, "%s%s: done%s", lead, cli_prog, tail);
+		fprintf(out, "%s%s: done%s", lead, cli_prog, tail);
 	else if (p->total)
-		fprintf(stderr, "%s%s: %3d%% (%llu of %llu %s)%s", lead, cli_prog,
+		fprintf(out, "%s%s: %3d%% (%llu of %llu %s)%s", lead, cli_prog,
 		        (int)(p->done * 100 / p->total), done, total, unit, tail);
 	else
-		fprintf(stderr, "%s%s: %llu %s read%s", lead, cli_prog, done, unit, tail);
+		fprintf(out, "%s%s: %llu %s read%s", lead, cli_prog, done, unit, tail);
 }
 
 void cli_progress_cb(void *ctx, uint64_t done, uint64_t total)
@@ -284,7 +284,7 @@ void cli_progress_cb(void *ctx, uint64_t done, uint64_t total)
 		lead = "";
 		tail = "\n";
 	}
-	progress_line(p, lead, tail);
+	progress_line(stderr, p, lead, tail);
 	p->shown = 1;
 	p->shown_done = done;
 	p->shown_total = total;
@@ -301,14 +301,80 @@ static void progress_at_end(cli_progress *p)
 		p->done = p->total;
 }
 
+/* A line that stays while the library works with nothing to count (the
+ * indexes, the analysis): on a terminal, a thread redraws it each second
+ * with the seconds it has been there, so that a long phase is seen to run.
+ * Only that thread writes to stderr until cli_progress_end stops it. */
+static struct {
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int running, stop;
+	char text[512];
+	struct timespec t0;
+} ticker = { .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER };
+
+static void *tick(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&ticker.mu);
+	while (!ticker.stop) {
+		struct timespec now, until;
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += 1;
+		if (pthread_cond_timedwait(&ticker.cv, &ticker.mu, &until) == 0 || ticker.stop)
+			continue;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		long secs = (long)(now.tv_sec - ticker.t0.tv_sec);
+		if (secs >= 60)
+			fprintf(stderr, "\r%s (%ld min %02ld s)\033[K", ticker.text, secs / 60, secs % 60);
+		else
+			fprintf(stderr, "\r%s (%ld s)\033[K", ticker.text, secs);
+		fflush(stderr);
+	}
+	pthread_mutex_unlock(&ticker.mu);
+	return NULL;
+}
+
+void cli_progress_status(cli_progress *p, const char *text)
+{
+	if (!p->enabled || !p->tty || ticker.running)
+		return;
+	snprintf(ticker.text, sizeof ticker.text, "%s", text);
+	fprintf(stderr, "\r%s\033[K", ticker.text);
+	p->drawn = 1;
+	clock_gettime(CLOCK_MONOTONIC, &ticker.t0);
+	ticker.stop = 0;
+	/* The signals go to the main thread, whose handler removes the
+	 * temporary outputs. */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	ticker.running = pthread_create(&ticker.thread, NULL, tick, NULL) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+static void ticker_stop(void)
+{
+	if (!ticker.running)
+		return;
+	pthread_mutex_lock(&ticker.mu);
+	ticker.stop = 1;
+	pthread_cond_signal(&ticker.cv);
+	pthread_mutex_unlock(&ticker.mu);
+	pthread_join(ticker.thread, NULL);
+	ticker.running = 0;
+}
+
 void cli_progress_end(cli_progress *p, int ok)
 {
+	ticker_stop();
 	if (p->drawn && p->tty)
 		fprintf(stderr, "\r\033[K");
 	else if (ok && p->enabled && !p->tty) {
 		progress_at_end(p);
 		if (!p->shown || p->done != p->shown_done || p->total != p->shown_total)
-			progress_line(p, "", "\n");
+			progress_line(stderr, p, "", "\n");
 	}
 	p->drawn = 0;
 }
@@ -318,9 +384,16 @@ void cli_progress_phase(cli_progress *p, const char *what)
 	if (!p->enabled || !p->tty)
 		return;
 	progress_at_end(p);
-	progress_line(p, "\r", "");
-	fprintf(stderr, "; %s\033[K", what);
-	p->drawn = 1;
+	char line[512];
+	FILE *f = fmemopen(line, sizeof line, "w");
+	if (!f)
+		return;
+	progress_line(f, p, "", "");
+	fprintf(f, "; %s", what);
+	fputc(0, f);
+	fclose(f);
+	line[sizeof line - 1] = 0;
+	cli_progress_status(p, line);
 }
 
 void cli_version(void)

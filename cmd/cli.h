@@ -79,6 +79,11 @@ void cli_progress_end(cli_progress *p, int ok);
  * says what the run does now ("building the indexes"), for the part of a
  * run whose progress is not counted. */
 void cli_progress_phase(cli_progress *p, const char *what);
+/* On a terminal, shows text (a whole line, the program's name first) until
+ * cli_progress_end, redrawn each second with the seconds it has been shown:
+ * for work with nothing to count.  cli_progress_phase shows the end of the
+ * indicator and what comes next so. */
+void cli_progress_status(cli_progress *p, const char *text);
 void cli_version(void);
 /* Writes s (UTF-8) as a JSON string. */
 void cli_json_string(FILE *fp, const char *s);

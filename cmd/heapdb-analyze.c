@@ -75,17 +75,17 @@ static int run(int argc, char **argv)
 	}
 	hf_analysis_stats s;
 	hf_error err;
-	/* Its phases are not counted: on a terminal, a line says what runs
-	 * (erased at the end); --progress in a log, the end's line. */
+	/* Its phases are not counted: on a terminal, a line says what runs,
+	 * with the seconds it has run (erased at the end); --progress in a log,
+	 * the end's line. */
 	cli_progress pr;
 	cli_progress_init(&pr, progress_mode);
 	struct stat sb;
 	cli_progress_for(&pr, stat(path, &sb) == 0 ? (uint64_t)sb.st_size : 0);
 	pr.size = 0; /* nothing is counted in bytes: the end's line says "done" */
-	if (pr.enabled && pr.tty) {
-		fprintf(stderr, "\r%s: analysing %s\033[K", cli_prog, path);
-		pr.drawn = 1;
-	}
+	char line[512];
+	snprintf(line, sizeof line, "%s: analysing %s", cli_prog, path);
+	cli_progress_status(&pr, line);
 	hf_status st = hf_heapdb_analyze(path, &opt, &s, &err);
 	cli_progress_end(&pr, st == HF_OK);
 	if (st) {
