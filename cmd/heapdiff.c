@@ -16,9 +16,10 @@ enum { EXIT_THRESHOLD = 6 };
 
 static const char help[] =
 	"Usage: heapdiff [OPTION]... BEFORE AFTER\n"
-	"Compare two heap databases (from hprof2heapdb) or two HPROF dumps (plain or\n"
-	"gzip; converted to a temporary database first): per class, the change in\n"
-	"instances and shallow bytes; GC-root kinds that are new or gone; the largest\n"
+	"Compare two heap databases (of any converter; V8 ones grouped by constructor)\n"
+	"or two HPROF dumps (plain or gzip; converted to a temporary database first):\n"
+	"per class, the change in instances and shallow bytes, and in retained bytes\n"
+	"when both hold the analysis; GC-root kinds that are new or gone; the largest\n"
 	"objects of AFTER that BEFORE does not hold.\n"
 	"\n"
 	"      --format=text|ndjson  a report for people (default), or one JSON record\n"

@@ -30,7 +30,7 @@ shared="$here/../shared/corpus"
 case $h in
 hprof | roundtrip)
     seed "$here"/testdata/fuzz/hprof/* "$here"/build-fuzz/testdata/*.hprof "$shared"/hprof/*
-    [ "$h" = roundtrip ] && seed "$here"/testdata/fuzz/ddm/*
+    [ "$h" = roundtrip ] && seed "$here"/testdata/fuzz/ddm/* "$here"/testdata/fuzz/alloc/* "$here"/testdata/fuzz/roundtrip/*
     ;;
 alloc) seed "$here"/testdata/fuzz/alloc/* "$shared"/alloc/* ;;
 ddm) seed "$here"/testdata/fuzz/ddm/* ;;

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Builds heapfmt under AddressSanitizer + UndefinedBehaviorSanitizer and runs
 # the whole test suite.  Tests that need ../shared (the corpus) say they
-# skipped when it is absent.  Ends with one line: "N passed, N failed".
+# skipped when it is absent (a line each, with the reason, before the end).
+# Ends with one line: "N passed, N failed, N skipped".
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-"$top/build-test"}
@@ -25,7 +26,12 @@ for line in open(sys.argv[1]):
     r = json.loads(line)
     res = r.get("result")
     if res in ("OK", "EXPECTEDFAIL"): passed += 1
-    elif res == "SKIP": skipped += 1
+    elif res == "SKIP":
+        skipped += 1
+        # meson prints no log of a skipped test: its own SKIP line says why.
+        why = [l for l in ((r.get("stdout") or "") + (r.get("stderr") or "")).splitlines()
+               if l.startswith("SKIP")]
+        print(f"skipped: {r.get('name')}: {why[0] if why else '(no reason given)'}")
     else: failed += 1
 print(f"{passed} passed, {failed} failed, {skipped} skipped")
 PY
