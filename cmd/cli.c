@@ -223,6 +223,14 @@ void cli_report_about(const char *path, const hf_error *err)
 		fprintf(stderr, "%s: %s: %s\n", cli_prog, path, line);
 }
 
+void cli_salvage_hint(hf_error *err)
+{
+	static const char hint[] = "; --salvage converts what comes before";
+	size_t n = strlen(err->message);
+	if (n + sizeof hint <= sizeof err->message)
+		memcpy(err->message + n, hint, sizeof hint);
+}
+
 void cli_usage_error(const char *fmt, ...)
 {
 	va_list ap;

@@ -44,6 +44,11 @@ int cli_exit(int rc);
 /* fflush(stdout), remembering for cli_exit why it failed. */
 void cli_flush_stdout(void);
 int cli_exit_code(hf_status st);
+/* An input cut short or damaged, read without --salvage, that salvage would
+ * have kept (the reader's stats say so): says at the end of err's message
+ * that --salvage converts what comes before (a truncated dump is what a
+ * full disk or a killed jcmd leaves). */
+void cli_salvage_hint(hf_error *err);
 /* Prints "prog: input: offset N (TAG): message" on stderr. */
 void cli_report(const char *input, const hf_error *err);
 /* The error of work on one file (a database): one line that names it. */

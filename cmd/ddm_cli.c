@@ -133,6 +133,8 @@ static hf_status ddm_run(void *ctx, cli_run *r, hf_error *err)
 		o.progress_ctx = r->progress;
 		hf_ddm_stats stats;
 		st = hf_ddm_read(in, r->sink, &o, &stats, err);
+		if (st && stats.salvageable)
+			cli_salvage_hint(err);
 		if (!st && stats.incomplete) {
 			r->salvaged = 1;
 			r->damage = stats.damage;

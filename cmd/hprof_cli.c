@@ -121,6 +121,8 @@ static hf_status hprof_run(void *ctx, cli_run *r, hf_error *err)
 	hf_hprof_stats stats;
 	st = hf_hprof_read(in, r->sink, &opt, &stats, err);
 	hf_input_close(in);
+	if (st && stats.salvageable)
+		cli_salvage_hint(err);
 	if (!st && stats.incomplete) {
 		r->salvaged = 1;
 		r->damage = stats.damage;

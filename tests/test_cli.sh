@@ -285,6 +285,15 @@ check "with a database" sh -c "head -c 15 '$t/exists.db' | grep -q 'SQLite forma
 head -c 100000 "$sample" | gzip -dc 2>/dev/null >"$t/cut.hprof"
 check "a truncated dump fails with exit 1" expect_rc 1 "$tools/hprof2heapdb" "$t/cut.hprof" "$t/cut.db"
 check "the error names an offset" grep -q "offset" "$t/err"
+check "and says that --salvage converts what comes before" grep -q "; --salvage converts what comes before\$" "$t/err"
+printf 'not a heap dump, but text long enough to be read as one\n' >"$t/junk.in"
+check "a file that is not a dump gets no such hint" expect_rc 1 "$tools/hprof2ndjson" "$t/junk.in" "$t/junk.ndjson"
+check "(it is not a dump)" sh -c "grep -q 'not an HPROF file' '$t/err' && ! grep -q salvage '$t/err'"
+: >"$t/empty.in"
+for p in hprof2ndjson alloc2ndjson hpsg2ndjson heapsnapshot2ndjson; do
+	check "$p of an empty file fails with exit 1" expect_rc 1 "$tools/$p" "$t/empty.in" "$t/empty.out"
+	check "saying that it is empty" grep -q "^$p: $t/empty.in: offset 0 (input): the input is empty\$" "$t/err"
+done
 check "no database is left" test ! -e "$t/cut.db"
 check "no temporary file is left" sh -c "! ls -a '$t' | grep -q tmp-"
 check "truncated NDJSON to a file fails too" expect_rc 1 "$tools/hprof2ndjson" "$t/cut.hprof" "$t/cut.ndjson"

@@ -19,7 +19,7 @@ def variants(good):
     for cut in sorted(set([0, 1, 15, len(good) // 3, good.index(b'"nodes"') + 12,
                            good.index(b'"edges"') + 9, good.index(b'h\\u00e9') + 3,
                            good.index(b'\\ud83d') + 4, len(good) - 3, len(good) - 2])):
-        v.append(("truncated at %d" % cut, good[:cut], "ends" if cut else "expected"))
+        v.append(("truncated at %d" % cut, good[:cut], "ends" if cut else "the input is empty"))
     rep = lambda a, b, n=1: good.replace(a, b, n)
     v += [
         ("garbled nodes", rep(b"9,0,1,0,2,0,0", b"9,0,1,0,2,0x0"), "expected"),

@@ -461,6 +461,10 @@ hf_status hf_alloc_read(hf_input *in, hf_sink *sink, const hf_alloc_options *opt
 	/* The string tables come after the entries: the report is read whole. */
 	if ((st = ddm_read_all(in, max, &all, "REAL", err)))
 		goto out;
+	if (!all.len) {
+		st = hf_error_at(err, HF_ERR_FORMAT, 0, "input", "the input is empty");
+		goto out;
+	}
 	const uint8_t *data = all.data ? all.data : (const uint8_t *)"";
 	const char *source = opt->source_name ? opt->source_name : hf_input_name(in);
 	if ((st = ddm_begin(&c, "ddm-alloc", source, opt->crtime, opt->generator)))

@@ -1519,7 +1519,9 @@ hf_status hf_ddm_read(hf_input *in, hf_sink *sink, const hf_ddm_options *opt,
 	 * an HPROF file read as chunks). */
 	if (!shown_ddm && !(shape == HF_DDM_SHAPE_CHUNKS && stats->chunks > stats->unknown_chunks))
 		s->not_ddm = 1;
-	if (st && opt->salvage && !s->not_ddm && st != HF_ERR_NOMEM && st != HF_ERR_IO && st != HF_ERR_USAGE) {
+	bool keep = st && !s->not_ddm && st != HF_ERR_NOMEM && st != HF_ERR_IO && st != HF_ERR_USAGE;
+	stats->salvageable = keep && !opt->salvage;
+	if (keep && opt->salvage) {
 		/* Keep what came before the damage: the open series end
 		 * incomplete, and the trailer says where the reader stopped. */
 		stats->incomplete = 1;

@@ -4231,6 +4231,8 @@ static hf_status read_header(reader *r)
 	size_t nul = 0;
 	while (nul < avail && nul < 64 && p[nul])
 		nul++;
+	if (!avail)
+		return hf_error_at(r->err, HF_ERR_FORMAT, 0, "input", "the input is empty");
 	if (avail < 16 || memcmp(p, "JAVA PROFILE 1.0", 16) != 0) {
 		const char *kind = hf_kind_name(hf_kind_of(p, avail));
 		return hf_error_at(r->err, HF_ERR_FORMAT, 0, "header",
@@ -5258,8 +5260,11 @@ hf_status hf_hprof_read(hf_input *in, hf_sink *sink, const hf_hprof_options *opt
 	if ((st = declare_all(r, source)))
 		goto out;
 	if ((st = read_records(r))) {
-		if (!opt->salvage || st == HF_ERR_NOMEM || st == HF_ERR_IO || st == HF_ERR_USAGE)
+		bool keep = st != HF_ERR_NOMEM && st != HF_ERR_IO && st != HF_ERR_USAGE;
+		if (!opt->salvage || !keep) {
+			stats->salvageable = keep;
 			goto out;
+		}
 		/* Keep what came before the damage: close the dump (deferred
 		 * instances, waiting Strings) and say where the reader stopped. */
 		stats->incomplete = 1;

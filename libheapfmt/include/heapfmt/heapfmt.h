@@ -331,6 +331,8 @@ typedef struct hf_hprof_stats {
 	uint64_t texts_cut;      /* strings longer than the sink's max_text, cut there */
 	uint64_t strings_in_place; /* Strings whose array had passed, decoded at once from
 	                            * the input instead of parked (hf_sink.key_order) */
+	int salvageable;         /* without salvage: the error returned is damage that
+	                          * salvage would have kept what came before */
 } hf_hprof_stats;
 
 /* Reads an HPROF dump from in and writes the model into sink. */
@@ -438,6 +440,7 @@ typedef struct hf_ddm_stats {
 	int incomplete;
 	uint64_t stopped_at;
 	hf_error damage;
+	int salvageable;         /* as hf_hprof_stats' */
 } hf_ddm_stats;
 
 /* Reads a recorded DDM stream (JDWP bytes, bare chunks or one chunk payload)
