@@ -289,6 +289,9 @@ check "and says that --salvage converts what comes before" grep -q "; --salvage 
 printf 'not a heap dump, but text long enough to be read as one\n' >"$t/junk.in"
 check "a file that is not a dump gets no such hint" expect_rc 1 "$tools/hprof2ndjson" "$t/junk.in" "$t/junk.ndjson"
 check "(it is not a dump)" sh -c "grep -q 'not an HPROF file' '$t/err' && ! grep -q salvage '$t/err'"
+printf 'JAVA PROFILE 1.0.1, created Mon Nov 30 10:00:00 2026\n\nCopyright (c) 2003, 2005.\n' >"$t/ascii.txt"
+check "the hprof agent's text output (format=a) is refused" expect_rc 1 "$tools/hprof2ndjson" "$t/ascii.txt" "$t/ascii.ndjson"
+check "as such" grep -q "offset 0 (header): a text profile of the hprof agent (format=a), not a binary dump: run the agent with format=b\$" "$t/err"
 : >"$t/empty.in"
 for p in hprof2ndjson alloc2ndjson hpsg2ndjson heapsnapshot2ndjson; do
 	check "$p of an empty file fails with exit 1" expect_rc 1 "$tools/$p" "$t/empty.in" "$t/empty.out"

@@ -4239,6 +4239,15 @@ static hf_status read_header(reader *r)
 		                   "not an HPROF file (no \"JAVA PROFILE 1.0\" magic)%s%s", kind ? ": it is " : "",
 		                   kind ? kind : "");
 	}
+	/* The old hprof agent's text output (-agentlib:hprof=format=a) starts
+	 * "JAVA PROFILE 1.0.1, created <date>" and a line break. */
+	bool text = false;
+	for (size_t i = 16; i + 10 <= avail && i + 10 <= 64 && !text; i++)
+		text = !memcmp(p + i, ", created ", 10);
+	if ((nul >= 64 || nul >= avail) && text)
+		return hf_error_at(r->err, HF_ERR_FORMAT, 0, "header",
+		                   "a text profile of the hprof agent (format=a), not a binary dump:"
+		                   " run the agent with format=b");
 	if (nul >= 64 || nul >= avail)
 		return hf_error_at(r->err, avail < 64 ? HF_ERR_TRUNCATED : HF_ERR_FORMAT, 0, "header",
 		                   "the magic string is not NUL-terminated");
