@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,15 +144,14 @@ typedef struct job {
 #define TEMP_NAMES 8
 #define TEMP_NAME_MAX 4000
 static int child_resfd = -1;
-static int child_named;
+static atomic_int child_named;
 
 static void tell_temp(const char *path, void *ctx)
 {
 	(void)ctx;
 	size_t n = strlen(path);
-	if (n > TEMP_NAME_MAX || child_named >= TEMP_NAMES)
+	if (n > TEMP_NAME_MAX || atomic_fetch_add(&child_named, 1) >= TEMP_NAMES)
 		return;
-	child_named++;
 	char msg[3 + TEMP_NAME_MAX];
 	msg[0] = 'T';
 	msg[1] = (char)(n >> 8);
