@@ -137,22 +137,24 @@ typedef struct job {
  * and the name of each temporary output it creates (hf_on_temp_output),
  * then 'R' and its record count, 8 bytes.  A child killed by SIGKILL (the
  * kernel's OOM killer, kill -9) cannot remove its temporary output; the
- * parent, told its name, does.  Each message is one write of at most
- * PIPE_BUF bytes, whole whatever thread sends it, and a child names at most
- * TEMP_NAMES files (longer names go untold), so that the messages fit in the
- * pipe, which the parent reads only once the child has ended. */
-#define TEMP_NAMES 8
-#define TEMP_NAME_MAX 4000
+ * parent, told its name, does.  The parent reads the pipe only once the
+ * child has ended, so everything a child writes fits in the least a pipe
+ * holds (one page: a user past pipe-user-pages-soft gets no more), the
+ * count last: names past that budget go untold.  Each message is one write
+ * of at most PIPE_BUF bytes, whole whatever thread sends it. */
+#define RESULT_BUDGET 4096
+#define RESULT_MSG 9
 static int child_resfd = -1;
-static atomic_int child_named;
+static atomic_size_t child_told;
 
 static void tell_temp(const char *path, void *ctx)
 {
 	(void)ctx;
 	size_t n = strlen(path);
-	if (n > TEMP_NAME_MAX || atomic_fetch_add(&child_named, 1) >= TEMP_NAMES)
+	if (n > RESULT_BUDGET - RESULT_MSG - 3 ||
+	    atomic_fetch_add(&child_told, 3 + n) + 3 + n > RESULT_BUDGET - RESULT_MSG)
 		return;
-	char msg[3 + TEMP_NAME_MAX];
+	char msg[RESULT_BUDGET];
 	msg[0] = 'T';
 	msg[1] = (char)(n >> 8);
 	msg[2] = (char)(n & 0xff);
@@ -316,11 +318,12 @@ static void start(const batch_spec *spec, job *j, job *all, int n)
 	j->resfd = rp[0];
 }
 
-/* The child's messages (tell_temp): whether it sent its record count; the
- * names of its temporary outputs are removed when it was killed. */
+/* The child's messages (tell_temp): whether it sent its record count (a
+ * child that returns from its conversion always does).  When it did not, or
+ * was killed, the temporary outputs it named are removed. */
 static int read_result(job *j, int killed)
 {
-	static char buf[TEMP_NAMES * (3 + TEMP_NAME_MAX) + 9];
+	static char buf[RESULT_BUDGET];
 	size_t len = 0;
 	for (;;) {
 		ssize_t r = read(j->resfd, buf + len, sizeof buf - len);
@@ -332,24 +335,28 @@ static int read_result(job *j, int killed)
 	}
 	close(j->resfd);
 	int got = 0;
-	for (size_t i = 0; i < len;) {
-		if (buf[i] == 'R' && len - i >= 9) {
-			memcpy(&j->records, buf + i + 1, sizeof j->records);
-			got = 1;
-			i += 9;
-		} else if (buf[i] == 'T' && len - i >= 3) {
-			size_t n = (size_t)(unsigned char)buf[i + 1] << 8 | (unsigned char)buf[i + 2];
-			if (n > TEMP_NAME_MAX || len - i - 3 < n)
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < len;) {
+			if (buf[i] == 'R' && len - i >= RESULT_MSG) {
+				memcpy(&j->records, buf + i + 1, sizeof j->records);
+				got = 1;
+				i += RESULT_MSG;
+			} else if (buf[i] == 'T' && len - i >= 3) {
+				size_t n = (size_t)(unsigned char)buf[i + 1] << 8 | (unsigned char)buf[i + 2];
+				if (len - i - 3 < n)
+					break;
+				/* Renamed into place, the name no longer exists. */
+				if (pass && (killed || !got)) {
+					char name[RESULT_BUDGET];
+					memcpy(name, buf + i + 3, n);
+					name[n] = 0;
+					if (unlink(name) == 0)
+						j->removed++;
+				}
+				i += 3 + n;
+			} else {
 				break;
-			char name[TEMP_NAME_MAX + 1];
-			memcpy(name, buf + i + 3, n);
-			name[n] = 0;
-			/* Renamed into place, the name no longer exists. */
-			if (killed && unlink(name) == 0)
-				j->removed++;
-			i += 3 + n;
-		} else {
-			break;
+			}
 		}
 	}
 	return got;
@@ -374,7 +381,8 @@ static void reap(job *j)
 		j->code = WEXITSTATUS(status);
 		if (!got && j->code == 0) {
 			j->code = EXIT_IO;
-			snprintf(j->why, sizeof j->why, "the conversion ended without a result");
+			snprintf(j->why, sizeof j->why, "the conversion ended without a result%s",
+			         j->removed ? "; its temporary output removed" : "");
 		}
 	} else {
 		j->code = EXIT_IO;
@@ -463,6 +471,10 @@ int batch_run(const batch_spec *spec, const batch_opts *o, char *const *inputs, 
 			cli_usage_error("standard input cannot be one of a batch's inputs");
 			return EXIT_USAGE;
 		}
+	/* Children are waited for: a SIGCHLD ignored by whoever started the
+	 * batch (some supervisors do) would make the kernel reap them, and
+	 * their exit statuses would be lost. */
+	signal(SIGCHLD, SIG_DFL);
 	job *jobs = calloc((size_t)n, sizeof *jobs);
 	struct pollfd *pfd = calloc((size_t)n, sizeof *pfd);
 	int *which = calloc((size_t)n, sizeof *which);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -320,7 +321,7 @@ static struct {
 	int running, stop;
 	char text[512];
 	struct timespec t0;
-} ticker = { .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER };
+} ticker = { .mu = PTHREAD_MUTEX_INITIALIZER };
 
 static void *tick(void *arg)
 {
@@ -328,7 +329,7 @@ static void *tick(void *arg)
 	pthread_mutex_lock(&ticker.mu);
 	while (!ticker.stop) {
 		struct timespec now, until;
-		clock_gettime(CLOCK_REALTIME, &until);
+		clock_gettime(CLOCK_MONOTONIC, &until);
 		until.tv_sec += 1;
 		if (pthread_cond_timedwait(&ticker.cv, &ticker.mu, &until) == 0 || ticker.stop)
 			continue;
@@ -344,11 +345,37 @@ static void *tick(void *arg)
 	return NULL;
 }
 
+/* The widest status line that still fits the terminal with the seconds
+ * after it: a line wider than the terminal wraps, and "\r" goes back only
+ * to the start of its last row, so each redraw would leave a row behind.
+ * Room is kept for " (59 min 59 s)". */
+static size_t status_width(void)
+{
+	struct winsize ws;
+	size_t cols = ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col ? ws.ws_col : 80;
+	return cols > 16 + 8 ? cols - 16 - 1 : 8;
+}
+
 void cli_progress_status(cli_progress *p, const char *text)
 {
 	if (!p->enabled || !p->tty || ticker.running)
 		return;
+	size_t keep = status_width();
 	snprintf(ticker.text, sizeof ticker.text, "%s", text);
+	if (strlen(ticker.text) > keep) {
+		while (keep && ((unsigned char)ticker.text[keep] & 0xC0) == 0x80)
+			keep--; /* not inside a UTF-8 character */
+		ticker.text[keep] = 0;
+	}
+	static int clock_set;
+	if (!clock_set) {
+		pthread_condattr_t ca;
+		pthread_condattr_init(&ca);
+		pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+		pthread_cond_init(&ticker.cv, &ca);
+		pthread_condattr_destroy(&ca);
+		clock_set = 1;
+	}
 	fprintf(stderr, "\r%s\033[K", ticker.text);
 	p->drawn = 1;
 	clock_gettime(CLOCK_MONOTONIC, &ticker.t0);
@@ -401,6 +428,10 @@ void cli_progress_phase(cli_progress *p, const char *what)
 	fputc(0, f);
 	fclose(f);
 	line[sizeof line - 1] = 0;
+	/* Where the line and its seconds do not fit, what runs now is the
+	 * part kept: the input has been read. */
+	if (strlen(line) > status_width())
+		snprintf(line, sizeof line, "%s: %s", cli_prog, what);
 	cli_progress_status(p, line);
 }
 

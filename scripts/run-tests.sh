@@ -10,9 +10,9 @@ cd "$top" || exit 2
 if [ ! -f "$build/build.ninja" ]; then
 	meson setup "$build" -Db_sanitize=address,undefined -Db_lundef=false \
 		--buildtype=debugoptimized >"$build.setup.log" 2>&1 ||
-		{ cat "$build.setup.log"; echo "0 passed, 1 failed"; exit 1; }
+		{ cat "$build.setup.log"; echo "0 passed, 1 failed, 0 skipped"; exit 1; }
 fi
-ninja -C "$build" || { echo "0 passed, 1 failed"; exit 1; }
+ninja -C "$build" || { echo "0 passed, 1 failed, 0 skipped"; exit 1; }
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 meson test -C "$build" --print-errorlogs --num-processes 2 "$@"
@@ -36,6 +36,6 @@ for line in open(sys.argv[1]):
 print(f"{passed} passed, {failed} failed, {skipped} skipped")
 PY
 else
-	echo "0 passed, 1 failed"
+	echo "0 passed, 1 failed, 0 skipped"
 fi
 exit $rc
