@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -204,10 +205,24 @@ int cli_exit_code(hf_status st)
 	return EXIT_IO;
 }
 
+/* Out of memory under a limit of the address space (ulimit -v), which the
+ * programs' threads and buffers reach long before their resident memory:
+ * the line says so. */
+static void nomem_limit(const hf_error *err, char *line, size_t size)
+{
+	struct rlimit rl;
+	if (err->status != HF_ERR_NOMEM || getrlimit(RLIMIT_AS, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+		return;
+	size_t n = strlen(line);
+	snprintf(line + n, size - n, " (the address space is limited to %llu MiB: ulimit -v)",
+	         (unsigned long long)(rl.rlim_cur >> 20));
+}
+
 void cli_report(const char *input, const hf_error *err)
 {
-	char line[512];
-	hf_error_format(err, line, sizeof line);
+	char line[600];
+	hf_error_format(err, line, 512);
+	nomem_limit(err, line, sizeof line);
 	if (input && err->has_offset)
 		fprintf(stderr, "%s: %s: %s\n", cli_prog, input, line);
 	else
@@ -216,8 +231,9 @@ void cli_report(const char *input, const hf_error *err)
 
 void cli_report_about(const char *path, const hf_error *err)
 {
-	char line[512];
-	hf_error_format(err, line, sizeof line);
+	char line[600];
+	hf_error_format(err, line, 512);
+	nomem_limit(err, line, sizeof line);
 	if (strstr(line, path))
 		fprintf(stderr, "%s: %s\n", cli_prog, line);
 	else
