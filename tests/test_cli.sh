@@ -687,6 +687,12 @@ check "--no-analysis writes no node_analysis" test "$(sqlite3 "$t/n.db" \
 	"SELECT count(*) FROM sqlite_master WHERE name LIKE '%analysis%'")" = 0
 check "heapdb-analyze" expect_rc 0 "$tools/$p" --stats "$t/n.db"
 check "--stats prints the counts" grep -q "^reachable=[1-9]" "$t/out"
+v8snap="$(dirname "$sample")/../v8/small.heapsnapshot"
+if [ -f "$v8snap" ]; then
+	check "a V8 snapshot's database" expect_rc 0 "$tools/heapsnapshot2heapdb" "$v8snap" "$t/v8.db"
+	check "is not analysed (exit 1)" expect_rc 1 "$tools/$p" "$t/v8.db"
+	check "saying what it is" grep -q "^$p: $t/v8.db: a database of a V8 heap snapshot, not of an HPROF dump: the analysis needs the dump's GC roots" "$t/err"
+fi
 if [ -w /dev/full ]; then
 	check "--stats to a full disk is an I/O error" expect_rc 3 sh -c "'$tools/$p' --stats '$t/n.db' >/dev/full"
 	check "which says so" grep -q "^$p: cannot write standard output: No space left" "$t/err"

@@ -1659,10 +1659,30 @@ hf_status hf_analysis_run_beside(sqlite3 *db, const hf_analysis_options *opt,
 		stats = &dummy;
 	memset(stats, 0, sizeof *stats);
 	static const char *const needed[] = { "node", "edge", "hprof_gc_root" };
-	for (size_t t = 0; t < sizeof needed / sizeof *needed; t++)
-		if (!table_exists(db, needed[t]))
+	for (size_t t = 0; t < sizeof needed / sizeof *needed; t++) {
+		if (table_exists(db, needed[t]))
+			continue;
+		/* A database of another source: named, with what it does have. */
+		char source[32] = "";
+		sqlite3_stmt *q = NULL;
+		if (table_exists(db, "metadata") &&
+		    sqlite3_prepare_v2(db, "SELECT value FROM metadata WHERE key = 'target_source' LIMIT 1",
+		                       -1, &q, NULL) == SQLITE_OK && sqlite3_step(q) == SQLITE_ROW &&
+		    sqlite3_column_text(q, 0))
+			snprintf(source, sizeof source, "%s", (const char *)sqlite3_column_text(q, 0));
+		sqlite3_finalize(q);
+		if (!strcmp(source, "v8"))
 			return hf_error_set(err, HF_ERR_FORMAT,
-			                    "not a heap database of an HPROF dump: no table %s", needed[t]);
+			                    "a database of a V8 heap snapshot, not of an HPROF dump: the analysis"
+			                    " needs the dump's GC roots (Chrome DevTools computes a snapshot's"
+			                    " retained sizes)");
+		if (!strncmp(source, "ddm", 3))
+			return hf_error_set(err, HF_ERR_FORMAT,
+			                    "a database of a DDM capture (%s), not of an HPROF dump: it holds no"
+			                    " object graph to analyse", source);
+		return hf_error_set(err, HF_ERR_FORMAT,
+		                    "not a heap database of an HPROF dump: no table %s", needed[t]);
+	}
 	char *msg = NULL;
 	/* A database made from NDJSON may hold the analysis's records as a
 	 * record table of that name: the analysis replaces it, declaration too. */
