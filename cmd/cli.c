@@ -270,7 +270,8 @@ void cli_progress_init(cli_progress *p, int mode)
 	p->shown = 0;
 }
 
-static void progress_line(FILE *out, const cli_progress *p, const char *lead, const char *tail)
+/* The indicator's text: "prog: 42% (100 of 238 MB)". */
+static void progress_text(const cli_progress *p, char *buf, size_t size)
 {
 	unsigned long long done = p->done, total = p->total;
 	const char *unit = p->unit;
@@ -282,12 +283,19 @@ static void progress_line(FILE *out, const cli_progress *p, const char *lead, co
 		total >>= shift;
 	}
 	if (!p->total && !p->done)
-		fprintf(out, "%s%s: done%s", lead, cli_prog, tail);
+		snprintf(buf, size, "%s: done", cli_prog);
 	else if (p->total)
-		fprintf(out, "%s%s: %3d%% (%llu of %llu %s)%s", lead, cli_prog,
-		        (int)(p->done * 100 / p->total), done, total, unit, tail);
+		snprintf(buf, size, "%s: %3d%% (%llu of %llu %s)", cli_prog,
+		         (int)(p->done * 100 / p->total), done, total, unit);
 	else
-		fprintf(out, "%s%s: %llu %s read%s", lead, cli_prog, done, unit, tail);
+		snprintf(buf, size, "%s: %llu %s read", cli_prog, done, unit);
+}
+
+static void progress_line(const cli_progress *p, const char *lead, const char *tail)
+{
+	char text[256];
+	progress_text(p, text, sizeof text);
+	fprintf(stderr, "%s%s%s", lead, text, tail);
 }
 
 void cli_progress_cb(void *ctx, uint64_t done, uint64_t total)
@@ -309,7 +317,7 @@ void cli_progress_cb(void *ctx, uint64_t done, uint64_t total)
 		lead = "";
 		tail = "\n";
 	}
-	progress_line(stderr, p, lead, tail);
+	progress_line(p, lead, tail);
 	p->shown = 1;
 	p->shown_done = done;
 	p->shown_total = total;
@@ -425,7 +433,7 @@ void cli_progress_end(cli_progress *p, int ok)
 	else if (ok && p->enabled && !p->tty) {
 		progress_at_end(p);
 		if (!p->shown || p->done != p->shown_done || p->total != p->shown_total)
-			progress_line(stderr, p, "", "\n");
+			progress_line(p, "", "\n");
 	}
 	p->drawn = 0;
 }
@@ -435,15 +443,9 @@ void cli_progress_phase(cli_progress *p, const char *what)
 	if (!p->enabled || !p->tty)
 		return;
 	progress_at_end(p);
-	char line[512];
-	FILE *f = fmemopen(line, sizeof line, "w");
-	if (!f)
-		return;
-	progress_line(f, p, "", "");
-	fprintf(f, "; %s", what);
-	fputc(0, f);
-	fclose(f);
-	line[sizeof line - 1] = 0;
+	char text[256], line[512];
+	progress_text(p, text, sizeof text);
+	snprintf(line, sizeof line, "%s; %s", text, what);
 	/* Where the line and its seconds do not fit, what runs now is the
 	 * part kept: the input has been read. */
 	if (strlen(line) > status_width())

@@ -455,16 +455,13 @@ hf_status hf_alloc_read(hf_input *in, hf_sink *sink, const hf_alloc_options *opt
 	hf_buf_init(&all);
 	hf_status st;
 	/* What is surely another format is named as such, not read as a report. */
-	if ((st = hf_kind_refuse(in, HF_KIND_BIT(HF_KIND_HPROF) | HF_KIND_BIT(HF_KIND_SQLITE) | HF_KIND_BIT(HF_KIND_V8) |
+	if ((st = hf_refuse_empty(in, err)) ||
+	    (st = hf_kind_refuse(in, HF_KIND_BIT(HF_KIND_HPROF) | HF_KIND_BIT(HF_KIND_SQLITE) | HF_KIND_BIT(HF_KIND_V8) |
 	                         HF_KIND_BIT(HF_KIND_NDJSON) | HF_KIND_BIT(HF_KIND_ZIP), "an allocation report", err)))
 		goto out;
 	/* The string tables come after the entries: the report is read whole. */
 	if ((st = ddm_read_all(in, max, &all, "REAL", err)))
 		goto out;
-	if (!all.len) {
-		st = hf_error_at(err, HF_ERR_FORMAT, 0, "input", "the input is empty");
-		goto out;
-	}
 	const uint8_t *data = all.data ? all.data : (const uint8_t *)"";
 	const char *source = opt->source_name ? opt->source_name : hf_input_name(in);
 	if ((st = ddm_begin(&c, "ddm-alloc", source, opt->crtime, opt->generator)))

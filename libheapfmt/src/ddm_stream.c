@@ -1474,14 +1474,8 @@ hf_status hf_ddm_read(hf_input *in, hf_sink *sink, const hf_ddm_options *opt,
 	hf_map_init(&s->open_by_key);
 	hf_status st = HF_OK;
 	hf_ddm_shape shape = opt->shape;
-	const uint8_t *p;
-	size_t avail;
-	if ((st = hf_input_peek(in, 1, &p, &avail, err)))
+	if ((st = hf_refuse_empty(in, err)))
 		goto out;
-	if (!avail) {
-		st = hf_error_at(err, HF_ERR_FORMAT, 0, "input", "the input is empty");
-		goto out;
-	}
 	int shown_ddm = shape != HF_DDM_SHAPE_AUTO || opt->payload_type;
 	/* What is surely another format is named as such, not read as chunks
 	 * ("JAVA" of an HPROF file, 542 MB long). */
@@ -1492,6 +1486,8 @@ hf_status hf_ddm_read(hf_input *in, hf_sink *sink, const hf_ddm_options *opt,
 	if (shape == HF_DDM_SHAPE_AUTO && (shape = sniff(s, &st)) == HF_DDM_SHAPE_AUTO)
 		goto out;
 	hf_error scratch;
+	const uint8_t *p;
+	size_t avail;
 	if (shape == HF_DDM_SHAPE_JDWP)
 		shown_ddm = 1;
 	else if (shape == HF_DDM_SHAPE_CHUNKS && !hf_input_peek(in, 4, &p, &avail, &scratch) && avail >= 4 &&

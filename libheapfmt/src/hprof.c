@@ -4225,14 +4225,12 @@ static hf_status read_header(reader *r)
 {
 	const uint8_t *p;
 	size_t avail;
-	hf_status st = hf_input_peek(r->in, 64, &p, &avail, r->err);
-	if (st)
+	hf_status st = hf_refuse_empty(r->in, r->err);
+	if (st || (st = hf_input_peek(r->in, 64, &p, &avail, r->err)))
 		return st;
 	size_t nul = 0;
 	while (nul < avail && nul < 64 && p[nul])
 		nul++;
-	if (!avail)
-		return hf_error_at(r->err, HF_ERR_FORMAT, 0, "input", "the input is empty");
 	if (avail < 16 || memcmp(p, "JAVA PROFILE 1.0", 16) != 0) {
 		const char *kind = hf_kind_name(hf_kind_of(p, avail));
 		return hf_error_at(r->err, HF_ERR_FORMAT, 0, "header",

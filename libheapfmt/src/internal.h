@@ -336,6 +336,10 @@ const char *hf_kind_name(hf_kind k);
  * KIND", when the input's first bytes are those of a kind in refused
  * (HF_KIND_BIT of each), else HF_OK (the reading finds out the rest). */
 hf_status hf_kind_refuse(hf_input *in, unsigned refused, const char *what, hf_error *err);
+/* At a reader's start: an input with no bytes at all (what a failed jcmd
+ * or am dumpheap leaves) is an HF_ERR_FORMAT at offset 0, "the input is
+ * empty"; a read error is returned as it is. */
+hf_status hf_refuse_empty(hf_input *in, hf_error *err);
 /* hf_kind_name of a file's first bytes (NULL: none known, or unreadable):
  * for "not a SQLite database". */
 const char *hf_kind_of_path(const char *path);

@@ -63,6 +63,16 @@ const char *hf_kind_name(hf_kind k)
 	return NULL;
 }
 
+hf_status hf_refuse_empty(hf_input *in, hf_error *err)
+{
+	const uint8_t *p;
+	size_t avail;
+	hf_status st = hf_input_peek(in, 1, &p, &avail, err);
+	if (st || avail)
+		return st;
+	return hf_error_at(err, HF_ERR_FORMAT, 0, "input", "the input is empty");
+}
+
 hf_status hf_kind_refuse(hf_input *in, unsigned refused, const char *what, hf_error *err)
 {
 	const uint8_t *p;

@@ -882,12 +882,10 @@ hf_status hf_v8_read(hf_input *in, hf_sink *sink, const hf_v8_options *opt_in, h
 	r->opt = opt_in;
 	hf_buf_init(&r->tmp);
 	hf_jlex_init(&r->lx, in, opt_in->window, opt_in->max_string, err);
-	hf_status st = hf_kind_refuse(in, HF_KIND_BIT(HF_KIND_HPROF) | HF_KIND_BIT(HF_KIND_SQLITE) | HF_KIND_BIT(HF_KIND_NDJSON) |
+	hf_status st = hf_refuse_empty(in, err);
+	if (!st)
+		st = hf_kind_refuse(in, HF_KIND_BIT(HF_KIND_HPROF) | HF_KIND_BIT(HF_KIND_SQLITE) | HF_KIND_BIT(HF_KIND_NDJSON) |
 	                              HF_KIND_BIT(HF_KIND_DDM) | HF_KIND_BIT(HF_KIND_ZIP), "a V8 heap snapshot", err);
-	const uint8_t *head;
-	size_t avail = 1;
-	if (!st && hf_input_offset(in) == 0 && !hf_input_peek_some(in, 1, &head, &avail, err) && !avail)
-		st = hf_error_at(err, HF_ERR_FORMAT, 0, "input", "the input is empty");
 	if (!st)
 		st = read_body(r, opt_in->source_name ? opt_in->source_name : hf_input_name(in));
 	hf_jlex_free(&r->lx);
