@@ -244,6 +244,18 @@ static void test_put_u64(void)
 		x ^= x << 17;
 		check_u64(x >> (x % 64));
 	}
+	/* Eight digits at a time (hf_put_digits8): each group of four digits,
+	 * in either half of the eight and in a longer number, takes every value
+	 * of its lane, the other half random. */
+	for (uint64_t k = 0; k < 10000; k++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		check_u64(k * 10000 + x % 10000);
+		check_u64(x % 10000 * 10000 + k);
+		check_u64(4200000000u + k * 10000 + x % 10000);
+		check_u64((x % 100000000) * 100000000 + k * 10000 + x % 10000);
+	}
 }
 
 /* The values are Python's: datetime.fromtimestamp(ms / 1000, timezone.utc). */

@@ -10,7 +10,7 @@ void hf_buf_free(hf_buf *b)
 	hf_buf_init(b);
 }
 
-bool hf_buf_reserve(hf_buf *b, size_t extra)
+bool hf_buf_grow(hf_buf *b, size_t extra)
 {
 	if (b->cap - b->len >= extra)
 		return true;
@@ -28,16 +28,6 @@ bool hf_buf_reserve(hf_buf *b, size_t extra)
 		return false;
 	b->data = p;
 	b->cap = ncap;
-	return true;
-}
-
-bool hf_buf_append(hf_buf *b, const void *p, size_t n)
-{
-	if (!hf_buf_reserve(b, n))
-		return false;
-	if (n)
-		memcpy(b->data + b->len, p, n);
-	b->len += n;
 	return true;
 }
 

@@ -219,16 +219,33 @@ static inline bool seen_as(const nd_type *d, const hf_type *t)
  * shares that one's copy, so the copies are as many as the distinct types.
  * A copy is added only while the formatting thread is idle: it reads the
  * array. */
-static hf_status type_index(ndjson *w, const hf_type *t, uint32_t *ti, hf_error *err)
+static hf_status type_index_slow(ndjson *w, const hf_type *t, size_t slot, uint32_t *ti, hf_error *err);
+
+/* Static types sit sizeof(hf_type) apart: a multiplicative hash. */
+static inline size_t recent_slot(const hf_type *t)
 {
-	/* Static types sit sizeof(hf_type) apart: a multiplicative hash. */
-	size_t slot = (size_t)(((uint64_t)(uintptr_t)t * 0x9E3779B97F4A7C15u) >> 60);
+	return (size_t)(((uint64_t)(uintptr_t)t * 0x9E3779B97F4A7C15u) >> 60);
+}
+
+/* The recent types inline, the rest in a function of its own: with the
+ * whole search in one function, its entry (six registers saved for the
+ * rare path) was 4 % of hprof2ndjson's samples, for 28 M nodes and edges
+ * that all hit. */
+static inline hf_status type_index(ndjson *w, const hf_type *t, uint32_t *ti, hf_error *err)
+{
+	size_t slot = recent_slot(t);
 	if (w->recent[slot].type == t && w->recent[slot].name_p == t->name &&
 	    w->recent[slot].fields_p == t->fields && w->recent[slot].nfields == t->nfields &&
 	    w->recent[slot].id == t->id && w->recent[slot].cls == t->cls) {
 		*ti = (uint32_t)w->recent[slot].ix;
 		return HF_OK;
 	}
+	return type_index_slow(w, t, slot, ti, err);
+}
+
+static __attribute__((noinline)) hf_status type_index_slow(ndjson *w, const hf_type *t, size_t slot,
+                                                           uint32_t *ti, hf_error *err)
+{
 	uint64_t *ix = hf_map_get(&w->type_ix, (uint64_t)(uintptr_t)t);
 	size_t found = ix && seen_as(&w->types[*ix], t) ? (size_t)*ix : SIZE_MAX;
 	if (found != SIZE_MAX)

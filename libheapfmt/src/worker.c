@@ -203,7 +203,7 @@ static hf_status queue_hand_off(hf_queue *qu, hf_error *err)
 	return st;
 }
 
-hf_status hf_queue_room(hf_queue *qu, size_t n, hf_error *err)
+hf_status hf_queue_room_slow(hf_queue *qu, size_t n, hf_error *err)
 {
 	if (qu->q.len && qu->q.len + n > qu->block) {
 		hf_status st = queue_hand_off(qu, err);
