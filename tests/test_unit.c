@@ -2014,6 +2014,9 @@ static void test_bigmem(void)
 	CHECK(a && small, "bigmem: alloc");
 	if (!a || !small)
 		return;
+#ifdef __linux__
+	CHECK((uintptr_t)a % ((uintptr_t)2 << 20) == 0, "bigmem: aligned to 2 MiB (%p)", (void *)a);
+#endif
 	memset(small, 7, 1000);
 	/* Written over and over while the watcher releases beside. */
 	for (uint32_t round = 0; round < 4; round++)
@@ -2033,6 +2036,11 @@ static void test_bigmem(void)
 	CHECK(a != NULL, "bigmem: grow");
 	if (!a)
 		return;
+#ifdef __linux__
+	/* Grown, still on a huge page's boundary (so that its 2 MiB folios map
+	 * whole: map_aligned in bigmem.c). */
+	CHECK((uintptr_t)a % ((uintptr_t)2 << 20) == 0, "bigmem: grown, aligned to 2 MiB (%p)", (void *)a);
+#endif
 	bad = 0;
 	for (size_t i = 0; i < n; i++)
 		bad += a[i] != (uint32_t)i * 2654435761u || a[n + i] != 0;
