@@ -253,14 +253,16 @@ static int disk_tmpfd(void)
  *
  * Huge pages: the arrays are read and written at random, and each fault is a
  * trap; on the 5 GB benchmark dump's analysis (1.5 GB of arrays against the
- * 512 MiB limit) heapdb-analyze took 3.6 M faults on 4 KiB pages (1.34 M of
- * them counted major though nothing was read from the disk), 100 CPU-s of
- * user and 58 of system time, on a VM where a fault costs some 16 us.  With
- * the mapping advised huge (MADV_HUGEPAGE; Linux gives a file 2 MiB folios
- * when its file system takes large folios, ext4 since 6.16) and aligned so
- * that a folio maps whole, a fault brings 2 MiB: 0.22 M faults, 58 CPU-s of
- * user and 23 of system time, the same results.  (Where no huge folio is
- * made, the mapping works on 4 KiB pages as before.)
+ * 512 MiB limit) heapdb-analyze took 3.5 M faults on 4 KiB pages (1.34 M of
+ * them counted major though nothing was read from the disk), 107-117 CPU-s
+ * of user and 45-51 of system time, 130-148 s, on a VM where a fault costs
+ * some 16 us.  With the mapping advised huge (MADV_HUGEPAGE; Linux gives a
+ * file 2 MiB folios when its file system takes large folios, ext4 since
+ * 6.16) and aligned so that a folio maps whole, a fault brings 2 MiB:
+ * 0.11 M faults, 49-56 CPU-s of user and 22 of system time, 64-68 s, the
+ * same results (peak 566-633 MiB against 527: the pages come back 2 MiB at
+ * a time between two looks of the watcher).  Where no huge folio is made,
+ * the mapping works on 4 KiB pages as before.
  *
  * No readahead besides (MADV_RANDOM): a read fault on a released page then
  * maps the pages around it that the page cache holds (fault-around, 16), not
@@ -376,7 +378,9 @@ void *hf_bigmem_realloc(hf_bigmem *m, void *p, size_t old_bytes, size_t bytes)
 		/* The file keeps the contents: grow or shrink it, map it again. */
 		size_t len = round_page(m, bytes ? bytes : 1);
 		if (len && (len <= b->bytes || fallocate(b->fd, 0, 0, (off_t)len) == 0)) {
-			void *np = map_aligned(b->p, b->bytes, len, b->fd);
+			/* Grown, moved to an aligned window (shrunk, it stays where
+			 * it is, aligned already). */
+			void *np = len > b->bytes ? map_aligned(b->p, b->bytes, len, b->fd) : NULL;
 			if (!np)
 				np = mremap(b->p, b->bytes, len, MREMAP_MAYMOVE);
 			if (np != MAP_FAILED) {
