@@ -18,7 +18,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
 shared=${SHARED:-"$top/../shared"}
 data=${BENCH_DATA:-/var/tmp/heapfmt-bench}
-runs=3 runs5=1 sizes=1g,5g skip_gz= skip_heapdb=
+runs=3 runs5=3 sizes=1g,5g skip_gz= skip_heapdb=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--data) data=$2; shift 2 ;;
@@ -180,10 +180,22 @@ if [ -n "$d5" ]; then
 fi
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf("%.2f", a / b) }'; }
-target() { # target NAME RATIO LIMIT
+target() { # target NAME RATIO LIMIT [NOTE]
 	local ok
 	ok=$(awk -v r="$2" -v l="$3" 'BEGIN { print (r <= l) ? "met" : "NOT met" }')
-	echo "| $1 | $2 | <= $3 | $ok |"
+	echo "| $1 | $2 | <= $3 | $ok${4:+ ($4)} |"
+}
+# pairs LABEL5 LABEL1: the ratio of each 5 GB run to the 1 GB run after it, in
+# order ("pairs 5.93, 6.49, 5.66"), for a scale target whose two medians come
+# from different rounds: the spread of the pairs shows how far the machine moved it.
+pairs() {
+	local -a a b
+	read -r -a a <<<"${WALL[$1]}"
+	read -r -a b <<<"${WALL[$2]}"
+	[ "${#a[@]}" -gt 1 ] || return 0
+	local i out=
+	for i in "${!a[@]}"; do out+="${out:+, }$(ratio "${a[$i]}" "${b[$i]}")"; done
+	echo "pairs $out"
 }
 m() { median "${WALL[$1]}"; }
 echo
@@ -201,7 +213,8 @@ if [ -n "$d5" ]; then
 	n1=$(maxof "${RSS[hprof2ndjson 1g, beside 5g]}")
 	target "3a. hprof2ndjson peak RSS, 5 GB (MiB / 150)" "$(ratio "$n5" $((150 * 1024)))" 1
 	target "3c. hprof2ndjson RSS 5 GB / 1 GB" "$(ratio "$n5" "$n1")" 1.3
-	target "4a. hprof2ndjson time 5 GB / 1 GB (runs side by side)" "$(ratio "$(m "hprof2ndjson 5g")" "$(m "hprof2ndjson 1g, beside 5g")")" 5.5
+	target "4a. hprof2ndjson time 5 GB / 1 GB (runs side by side)" "$(ratio "$(m "hprof2ndjson 5g")" "$(m "hprof2ndjson 1g, beside 5g")")" 5.5 \
+		"$(pairs "hprof2ndjson 5g" "hprof2ndjson 1g, beside 5g")"
 fi
 if [ -n "$d5" ] && [ -z "$skip_heapdb" ]; then
 	h5=$(maxof "${RSS[hprof2heapdb 5g]}") hn5=$(maxof "${RSS[hprof2heapdb --no-analysis 5g]}")
@@ -210,8 +223,10 @@ if [ -n "$d5" ] && [ -z "$skip_heapdb" ]; then
 	target "3b'. hprof2heapdb --no-analysis peak RSS, 5 GB (MiB / 1024)" "$(ratio "$hn5" $((1024 * 1024)))" 1
 	target "3d. hprof2heapdb RSS 5 GB / 1 GB" "$(ratio "$h5" "$h1")" 1.3
 	target "3d'. hprof2heapdb --no-analysis RSS 5 GB / 1 GB" "$(ratio "$hn5" "$hn1")" 1.3
-	target "4b. hprof2heapdb time 5 GB / 1 GB (runs side by side)" "$(ratio "$(m "hprof2heapdb 5g")" "$(m "hprof2heapdb 1g, beside 5g")")" 5.5
-	target "4b'. hprof2heapdb --no-analysis time 5 GB / 1 GB (side by side)" "$(ratio "$(m "hprof2heapdb --no-analysis 5g")" "$(m "hprof2heapdb --no-analysis 1g, beside 5g")")" 5.5
+	target "4b. hprof2heapdb time 5 GB / 1 GB (runs side by side)" "$(ratio "$(m "hprof2heapdb 5g")" "$(m "hprof2heapdb 1g, beside 5g")")" 5.5 \
+		"$(pairs "hprof2heapdb 5g" "hprof2heapdb 1g, beside 5g")"
+	target "4b'. hprof2heapdb --no-analysis time 5 GB / 1 GB (side by side)" "$(ratio "$(m "hprof2heapdb --no-analysis 5g")" "$(m "hprof2heapdb --no-analysis 1g, beside 5g")")" 5.5 \
+		"$(pairs "hprof2heapdb --no-analysis 5g" "hprof2heapdb --no-analysis 1g, beside 5g")"
 fi
 if [ -z "$skip_gz" ]; then
 	sum=$(awk -v a="$(m "zcat 1g.gz")" -v b="$(m "hprof2ndjson 1g")" 'BEGIN { print a + b }')
