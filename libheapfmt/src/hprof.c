@@ -262,7 +262,12 @@ typedef struct reader {
 	late_ref *refs;          /* while late_refs: the pass's parked Strings, by array */
 	size_t nrefs, caprefs, ref_finger;
 	int late_refs;
-	struct read_window { uint8_t *buf; size_t cap, len; uint64_t start; } park_win, input_win;
+	struct run_item *run;    /* Strings parked since the last run was written (park_one) */
+	size_t nrun, caprun;
+	char *run_vals;          /* their values (--values), run_item.voff into it */
+	size_t run_vlen, run_vcap;
+	struct park_runs { uint64_t *start, *first; size_t n, cap; struct park_win *win; uint64_t end; } runs;
+	struct read_window { uint8_t *buf; size_t cap, len; uint64_t start; } input_win;
 	FILE *tix_file;          /* text-array index (see tix_add); NULL: none */
 	struct tix_entry *tix_buf;
 	size_t tix_n;            /* entries in tix_buf not yet in tix_file */
@@ -1892,6 +1897,7 @@ static hf_status pending_new(reader *r, uint32_t *ix)
 
 typedef struct parked_string {
 	uint64_t array, sid, node, cls, size, values_len;
+	uint64_t seq;        /* its place in the order the Strings were parked */
 	int64_t offset, count;
 	int32_t coder;
 	uint32_t dump, heap, pad;
@@ -1918,22 +1924,230 @@ static hf_status park_short(reader *r)
 	return park_io(r);
 }
 
-/* Appends one waiting String to the park file (which must be open and at
- * its end) and frees its values. */
+/*
+ * The park file is written in sorted runs.  The pass reads a parked
+ * String's record when its array comes, in the order of the index (by
+ * dump, then by array id, as HotSpot and ART write arrays); records written
+ * in the order the Strings came were read in about random order, a pread
+ * each.  So parked Strings gather in memory, PARK_RUN at a time, and each
+ * run is written sorted by dump and array (and, between equals, in the
+ * order they came, seq).  A pass then reads each run forward, through a
+ * window of its own that grows while its reads go forward (park_read_at).
+ * What the passes write, and in what order, is as before: a pass takes the
+ * next Strings in the order they came (unpark_some), and those of one array
+ * of one dump in that order.  Measured on the
+ * 5 GB benchmark dump (1.7 M parked Strings, 1.6 M preads of 80 bytes before),
+ * hprof2ndjson to /dev/null, alternated runs: see the closing note of issue
+ * 5 and bench/HISTORY.md (2026-11-30).
+ */
+#define PARK_RUN ((size_t)32 << 10)          /* Strings a run (3 MiB) */
+#define PARK_RUN_VALUES ((size_t)8 << 20)    /* with --values: their values' bytes */
+#define PARK_WIN_MIN ((size_t)256)
+#define PARK_WIN_MAX ((size_t)64 << 10)
+
+size_t hf_hprof_test_park_run;
+
+typedef struct run_item {
+	parked_string p;
+	uint64_t voff;  /* its values in run_vals (unpark_to_memory: its record in the file) */
+} run_item;
+
+/* A run's window on the park file: bytes [start, start + len) in buf; want
+ * is the size of its next read. */
+typedef struct park_win {
+	uint8_t *buf;
+	size_t cap, len, want;
+	uint64_t start;
+} park_win;
+
+typedef struct park_runs park_runs;
+
+static int run_cmp(const void *a, const void *b)
+{
+	const run_item *x = a, *y = b;
+	if (x->p.dump != y->p.dump)
+		return x->p.dump < y->p.dump ? -1 : 1;
+	if (x->p.array != y->p.array)
+		return x->p.array < y->p.array ? -1 : 1;
+	return x->p.seq < y->p.seq ? -1 : x->p.seq > y->p.seq;
+}
+
+static int run_seq_cmp(const void *a, const void *b)
+{
+	const run_item *x = a, *y = b;
+	return x->p.seq < y->p.seq ? -1 : x->p.seq > y->p.seq;
+}
+
+/* The windows' buffers go (they are made again as the reads need them). */
+static void runs_drop_windows(park_runs *pr)
+{
+	if (pr->win)
+		for (size_t k = 0; k < pr->n; k++)
+			free(pr->win[k].buf);
+	free(pr->win);
+	pr->win = NULL;
+}
+
+static void runs_free(park_runs *pr)
+{
+	runs_drop_windows(pr);
+	free(pr->start);
+	free(pr->first);
+	memset(pr, 0, sizeof *pr);
+}
+
+/* The Strings gathered are written at the end of the park file (which must
+ * be open) as one run. */
+static hf_status park_flush(reader *r)
+{
+	if (!r->nrun)
+		return HF_OK;
+	park_runs *pr = &r->runs;
+	if (pr->n == pr->cap) {
+		size_t nc = pr->cap ? 2 * pr->cap : 64;
+		uint64_t *ns = realloc(pr->start, nc * sizeof *ns);
+		if (ns)
+			pr->start = ns;
+		uint64_t *nf = ns ? realloc(pr->first, nc * sizeof *nf) : NULL;
+		if (!nf)
+			return nomem(r);
+		pr->first = nf;
+		pr->cap = nc;
+	}
+	runs_drop_windows(pr); /* (the file changes under them) */
+	if (fseeko(r->park_file, (off_t)pr->end, SEEK_SET) != 0)
+		return park_io(r);
+	qsort(r->run, r->nrun, sizeof *r->run, run_cmp);
+	pr->start[pr->n] = pr->end;
+	pr->first[pr->n++] = r->parked - r->nrun;
+	for (size_t i = 0; i < r->nrun; i++) {
+		const run_item *it = &r->run[i];
+		if (fwrite(&it->p, sizeof it->p, 1, r->park_file) != 1 ||
+		    (it->p.values_len &&
+		     fwrite(r->run_vals + it->voff, 1, it->p.values_len, r->park_file) != it->p.values_len))
+			return park_io(r);
+		pr->end += sizeof it->p + it->p.values_len;
+	}
+	r->nrun = 0;
+	r->run_vlen = 0;
+	return HF_OK;
+}
+
+/* One waiting String goes to the park file (its run, for now); its values
+ * are freed. */
 static hf_status park_one(reader *r, uint64_t array, pending_string *ps)
 {
-	parked_string p = { array, ps->sid, ps->node, ps->cls, ps->size,
-	                    ps->values ? ps->values_len : 0, ps->offset, ps->count,
-	                    ps->coder, ps->dump, ps->heap, ps->values != NULL };
-	r->park_win.len = 0; /* the file changes: what was read of it is stale */
-	if (fwrite(&p, sizeof p, 1, r->park_file) != 1 ||
-	    (p.values_len && fwrite(ps->values, 1, p.values_len, r->park_file) != p.values_len))
-		return park_io(r);
+	size_t run_cap = hf_hprof_test_park_run ? hf_hprof_test_park_run : PARK_RUN;
+	if (r->nrun == r->caprun) {
+		size_t nc = r->caprun ? 2 * r->caprun : 1024;
+		if (nc > run_cap)
+			nc = run_cap;
+		run_item *n = realloc(r->run, nc * sizeof *n);
+		if (!n)
+			return nomem(r);
+		r->run = n;
+		r->caprun = nc;
+	}
+	run_item *it = &r->run[r->nrun];
+	parked_string p = { .array = array, .sid = ps->sid, .node = ps->node, .cls = ps->cls,
+	                    .size = ps->size, .values_len = ps->values ? ps->values_len : 0,
+	                    .seq = r->parked, .offset = ps->offset, .count = ps->count,
+	                    .coder = ps->coder, .dump = ps->dump, .heap = ps->heap,
+	                    .pad = ps->values != NULL };
+	it->p = p;
+	it->voff = r->run_vlen;
+	if (p.values_len) {
+		if (p.values_len > r->run_vcap - r->run_vlen) {
+			size_t nc = r->run_vcap ? r->run_vcap : (size_t)64 << 10;
+			while (nc - r->run_vlen < p.values_len && nc < SIZE_MAX / 2)
+				nc *= 2;
+			char *n = nc - r->run_vlen >= p.values_len ? realloc(r->run_vals, nc) : NULL;
+			if (!n)
+				return nomem(r);
+			r->run_vals = n;
+			r->run_vcap = nc;
+		}
+		memcpy(r->run_vals + r->run_vlen, ps->values, p.values_len);
+		r->run_vlen += p.values_len;
+	}
+	r->nrun++;
 	free(ps->values);
 	ps->values = NULL;
 	r->parked++;
 	r->stats->parked_strings++;
+	if (r->nrun >= run_cap || r->run_vlen >= PARK_RUN_VALUES)
+		return park_flush(r);
 	return HF_OK;
+}
+
+/* The last of the n ascending values v[] at most x (0 if none is). */
+static size_t last_at_most(const uint64_t *v, size_t n, uint64_t x)
+{
+	size_t lo = 0, hi = n;
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v[mid] <= x)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The run of the park file that holds offset off. */
+static size_t run_of(const park_runs *pr, uint64_t off)
+{
+	return last_at_most(pr->start, pr->n, off);
+}
+
+/* Where run k ends in the park file. */
+static uint64_t run_end(const park_runs *pr, size_t k)
+{
+	return k + 1 < pr->n ? pr->start[k + 1] : pr->end;
+}
+
+/* n bytes at off in the park file fd, through the window of the run that
+ * holds them: 0, an errno, or -1 if the file ends first.  The window's
+ * reads double in size (to PARK_WIN_MAX) while each begins in the window
+ * before or a little past its end, and fall back to PARK_WIN_MIN at a jump:
+ * a run read out of order costs no more than before. */
+static int park_read_at(park_runs *pr, int fd, uint64_t off, void *out, size_t n)
+{
+	if (!pr->n || off >= pr->end || n > pr->end - off)
+		return -1;
+	if (!pr->win && !(pr->win = calloc(pr->n, sizeof *pr->win)))
+		return ENOMEM;
+	size_t k = run_of(pr, off);
+	park_win *w = &pr->win[k];
+	if (!w->buf || off < w->start || off - w->start > w->len || n > w->len - (size_t)(off - w->start)) {
+		if (w->buf && off >= w->start && off - w->start <= 2 * (uint64_t)w->len)
+			w->want = w->want < PARK_WIN_MAX ? 2 * w->want : PARK_WIN_MAX;
+		else
+			w->want = PARK_WIN_MIN;
+		uint64_t end = run_end(pr, k);
+		size_t want = w->want;
+		if (want > end - off)
+			want = (size_t)(end - off);
+		if (want < n)
+			want = n;
+		if (want > w->cap) {
+			uint8_t *nb = malloc(want);
+			if (!nb)
+				return ENOMEM;
+			free(w->buf);
+			w->buf = nb;
+			w->cap = want;
+		}
+		w->start = off;
+		w->len = 0;
+		int e = hf_pread_full(fd, w->buf, want, off, &w->len);
+		if (e)
+			return e;
+		if (w->len < n)
+			return -1;
+	}
+	memcpy(out, w->buf + (off - w->start), n);
+	return 0;
 }
 
 static hf_status park_chain(reader *r, uint64_t array, uint32_t ix)
@@ -1994,19 +2208,17 @@ static hf_status park_all(reader *r)
 
 /*
  * The passes for late Strings read small records at offsets: the arrays in
- * the input, in file order, and the parked Strings waiting for them, in
- * about random order.  A window of the file read at once serves the records
- * that fall into it.  On the 5 GB benchmark dump (1.7 M parked Strings) the
- * pass over the text-array index took 2.85 s with a pread for each record
- * (three an array); with windows of 64 KiB on the input 1.9 s, 4 KiB 1.7 s,
- * 1 KiB 2.0 s; 64 KiB windows on the park file 5.7 s, 256 bytes to 4 KiB
- * 1.7-2.2 s (the parked Strings are read in about random order).
- * in: read the input (hf_input_read_at), else fd (the park file, or a
- * pipe's text spool, read in the input's window as the input would be).
+ * the input, in file order, and the parked Strings waiting for them (their
+ * runs' windows: park_read_at).  A window of the file read at once serves
+ * the records that fall into it.  On the 5 GB benchmark dump (1.7 M parked
+ * Strings) the pass over the text-array index took 2.85 s with a pread for
+ * each record (three an array); with windows of 64 KiB on the input 1.9 s,
+ * 4 KiB 1.7 s, 1 KiB 2.0 s.
+ * in: read the input (hf_input_read_at), else fd (a pipe's text spool, read
+ * in the input's window as the input would be).
  */
 typedef struct read_window read_window;
 #define INPUT_WINDOW ((size_t)4 << 10)
-#define PARK_WINDOW ((size_t)256)
 
 static hf_status window_read(reader *r, read_window *w, hf_input *in, int fd, uint64_t off,
                              size_t n, const uint8_t **p, size_t *got)
@@ -2019,9 +2231,7 @@ static hf_status window_read(reader *r, read_window *w, hf_input *in, int fd, ui
 		*got = n;
 		return HF_OK;
 	}
-	/* The arrays' window (in the input or a pipe's text spool), or the park file's. */
-	size_t wbytes = w == &r->input_win ? INPUT_WINDOW : PARK_WINDOW;
-	size_t want = n > wbytes ? n : wbytes;
+	size_t want = n > INPUT_WINDOW ? n : INPUT_WINDOW;
 	if (want > w->cap) {
 		free(w->buf);
 		w->cap = 0;
@@ -2036,8 +2246,11 @@ static hf_status window_read(reader *r, read_window *w, hf_input *in, int fd, ui
 		if (st)
 			return st;
 		r->win_read += w->len;
-	} else if (hf_pread_full(fd, w->buf, want, off, &w->len)) {
-		return park_io(r);
+	} else {
+		int e = hf_pread_full(fd, w->buf, want, off, &w->len);
+		if (e)
+			return hf_error_set(r->err, HF_ERR_IO, "cannot read back the temporary file of text arrays: %s",
+			                    strerror(e));
 	}
 	*p = w->buf;
 	*got = n < w->len ? n : w->len;
@@ -2085,14 +2298,11 @@ static hf_status parked_unpack(reader *r, uint64_t off, const parked_string *p,
 static hf_status parked_load(reader *r, uint64_t off, pending_string *ps)
 {
 	parked_string p;
-	const uint8_t *at;
-	size_t got;
-	hf_status st = window_read(r, &r->park_win, NULL, fileno(r->park_file), off, sizeof p, &at, &got);
-	if (st)
-		return st;
-	if (got != sizeof p)
+	int e = park_read_at(&r->runs, fileno(r->park_file), off, &p, sizeof p);
+	if (e) {
+		errno = e > 0 ? e : EIO;
 		return park_io(r);
-	memcpy(&p, at, sizeof p);
+	}
 	return parked_unpack(r, off, &p, ps);
 }
 
@@ -2136,10 +2346,14 @@ static hf_status park_next(reader *r, parked_string *p, uint64_t *off)
 
 static hf_status unpark_some(reader *r)
 {
+	/* A pass's windows, only for the runs it reads. */
+	runs_drop_windows(&r->runs);
+	hf_status st = park_flush(r);
+	if (st)
+		return st;
+	if (fflush(r->park_file) != 0)
+		return park_io(r);
 	if (r->park_read == 0) {
-		if (fflush(r->park_file) != 0 || fseek(r->park_file, 0, SEEK_SET) != 0)
-			return park_io(r);
-		r->park_pos = 0;
 		/* Every String is parked by now: pending[] is empty for good. */
 		pending_clear(r);
 		free(r->pending);
@@ -2152,23 +2366,39 @@ static hf_status unpark_some(reader *r)
 	size_t limit = r->string_wait * LATE_REFS_PER_WAIT;
 	if (limit < r->string_wait)
 		limit = r->string_wait; /* overflow */
-	while (r->park_read < r->parked && r->nrefs < limit) {
+	/* The pass's Strings: the next limit of them in the order they were
+	 * parked (seq lo to hi), as before the runs, so that the passes, and
+	 * the order of what they write, do not depend on the runs.  They lie in
+	 * consecutive runs, read forward; the first and the last may hold
+	 * others, which are passed over. */
+	uint64_t lo = r->park_read, hi = r->parked - lo < limit ? r->parked : lo + limit;
+	if (lo >= hi)
+		return HF_OK;
+	park_runs *pr = &r->runs;
+	size_t k = last_at_most(pr->first, pr->n, lo), m = last_at_most(pr->first, pr->n, hi - 1);
+	uint64_t stop = run_end(pr, m);
+	if (!pr->n)
+		errno = EIO; /* (Strings counted but not in the file) */
+	if (!pr->n || fseeko(r->park_file, (off_t)pr->start[k], SEEK_SET) != 0)
+		return park_io(r);
+	r->park_pos = pr->start[k];
+	if (r->caprefs < hi - lo) {
+		late_ref *nr = realloc(r->refs, (size_t)(hi - lo) * sizeof *nr);
+		if (!nr)
+			return nomem(r);
+		r->refs = nr;
+		r->caprefs = (size_t)(hi - lo);
+	}
+	while (r->park_pos < stop) {
 		parked_string p;
 		uint64_t off = 0;
-		hf_status st = park_next(r, &p, &off);
-		if (st)
+		if ((st = park_next(r, &p, &off)))
 			return st;
-		r->park_read++;
-		if (r->nrefs == r->caprefs) {
-			uint64_t left = r->parked - r->park_read + 1;
-			size_t nc = left < limit ? (size_t)left : limit;
-			if (nc <= r->nrefs)
-				nc = r->nrefs + 1;
-			late_ref *nr = realloc(r->refs, nc * sizeof *nr);
-			if (!nr)
-				return nomem(r);
-			r->refs = nr;
-			r->caprefs = nc;
+		if (p.seq < lo || p.seq >= hi)
+			continue;
+		if (r->nrefs == hi - lo) {
+			errno = EIO; /* (the file is not as it was written) */
+			return park_io(r);
 		}
 		r->refs[r->nrefs].array = p.array;
 		r->refs[r->nrefs].dump = p.dump;
@@ -2176,6 +2406,11 @@ static hf_status unpark_some(reader *r)
 		if (!filter_add(r, &r->late_bits, p.array))
 			return nomem(r);
 	}
+	if (r->nrefs != hi - lo) {
+		errno = EIO;
+		return park_io(r);
+	}
+	r->park_read = hi;
 	if (r->nrefs)
 		qsort(r->refs, r->nrefs, sizeof *r->refs, ref_cmp);
 	return HF_OK;
@@ -2513,34 +2748,61 @@ static hf_status unpark_to_memory(reader *r)
 	r->spool_lost = 0;
 	if (!r->parked)
 		return HF_OK;
+	hf_status st = park_flush(r);
+	if (st)
+		return st;
 	if (fflush(r->park_file) != 0 || fseek(r->park_file, 0, SEEK_SET) != 0)
 		return park_io(r);
-	r->park_win.len = 0;
 	r->park_pos = 0;
-	for (uint64_t i = 0; i < r->parked; i++) {
-		parked_string p;
-		pending_string ps;
-		uint64_t off = 0;
-		hf_status st = park_next(r, &p, &off);
-		if (st || (st = parked_unpack(r, off, &p, &ps)))
-			return st;
-		bool late = !r->dump_open || ps.dump != r->dump;
-		unsigned type;
-		size_t bytes;
-		const uint8_t *bits = late ? NULL : cache_get(r, p.array, &type, &bytes);
-		if (bits) {
-			/* Parked by a wrong guess, and its array came since. */
-			if (!(st = decode_text(r, &ps, type, bits, bytes / (type == T_CHAR ? 2 : 1))))
-				st = finish_pending(r, &ps, 1);
-			else
-				free(ps.values);
-		} else {
-			st = pending_wait(r, p.array, ps, late);
+	/* Run by run, each in the order its Strings came (the runs follow one
+	 * another in that order): as they were parked. */
+	uint64_t seen = 0;
+	for (size_t k = 0; k < r->runs.n; k++) {
+		uint64_t end = run_end(&r->runs, k);
+		size_t n = 0;
+		while (r->park_pos < end) {
+			if (n == r->caprun) {
+				size_t nc = r->caprun ? 2 * r->caprun : 1024;
+				run_item *nr = realloc(r->run, nc * sizeof *nr);
+				if (!nr)
+					return nomem(r);
+				r->run = nr;
+				r->caprun = nc;
+			}
+			if ((st = park_next(r, &r->run[n].p, &r->run[n].voff)))
+				return st;
+			n++;
 		}
-		if (st)
-			return st;
+		qsort(r->run, n, sizeof *r->run, run_seq_cmp);
+		for (size_t i = 0; i < n; i++) {
+			const parked_string *p = &r->run[i].p;
+			pending_string ps;
+			if ((st = parked_unpack(r, r->run[i].voff, p, &ps)))
+				return st;
+			bool late = !r->dump_open || ps.dump != r->dump;
+			unsigned type;
+			size_t bytes;
+			const uint8_t *bits = late ? NULL : cache_get(r, p->array, &type, &bytes);
+			if (bits) {
+				/* Parked by a wrong guess, and its array came since. */
+				if (!(st = decode_text(r, &ps, type, bits, bytes / (type == T_CHAR ? 2 : 1))))
+					st = finish_pending(r, &ps, 1);
+				else
+					free(ps.values);
+			} else {
+				st = pending_wait(r, p->array, ps, late);
+			}
+			if (st)
+				return st;
+		}
+		seen += n;
+	}
+	if (seen != r->parked) {
+		errno = EIO; /* (the file is not as it was written) */
+		return park_io(r);
 	}
 	r->parked = 0;
+	runs_free(&r->runs);
 	if (ftruncate(fileno(r->park_file), 0) != 0 || fseek(r->park_file, 0, SEEK_SET) != 0)
 		return park_io(r);
 	return HF_OK;
@@ -4764,29 +5026,27 @@ static hf_status tix_resolve(reader *r, const tix_entry *e)
 /*
  * The pass over the index for parked Strings, on two threads.  Its work is
  * small reads: the arrays, in file order, which a window mostly serves, and
- * each String's record in the park file, in about random order (one pread
- * each; 1.6 M of the 1.8 M preads of the 5 GB benchmark dump's pass).  Read
- * in the park file's order instead, the arrays would be the random reads.
- * So a worker reads the park records of the next batch of Strings while
- * this thread reads the arrays of the batch before and writes its Strings,
- * then helps with the reading (a batch: the Strings of consecutive index
- * entries; without a thread, pf_start reads each batch here).  The records
- * and their order are those of the pass on one thread before (resolve_refs
- * for each entry), but for errors: an entry none of whose Strings is still
- * waiting has its array read no more, so the input changed there goes
- * unnoticed, as it does not matter.  The worker touches neither the reader
- * nor refs[]: it gets the offsets, gives back the records.  Measured on the 5 GB dump, three alternated runs to /dev/null:
- * the passes (with the loading of the parked Strings and their sort)
- * 2.18-2.25 s on one thread, 1.45-1.58 s so; the whole run 12.3-12.7 s ->
- * 10.7-11.1 s.  The reading thread is then the busier (the index's 12.5 M
- * entries, the arrays, its share of the records).
+ * each String's record in the park file, forward in each of its runs
+ * (park_read_at).  A worker reads the park records of the next batch of
+ * Strings while this thread reads the arrays of the batch before and writes
+ * its Strings (a batch: the Strings of consecutive index entries; without a
+ * thread, pf_start reads each batch here).  The records and their order are
+ * those of the pass on one thread (resolve_refs for each entry), but for
+ * errors: an entry none of whose Strings is still waiting has its array
+ * read no more, so the input changed there goes unnoticed, as it does not
+ * matter.  The worker touches neither the reader nor refs[]: it gets the
+ * offsets and the runs' windows (which this thread leaves alone till the
+ * pass ends), gives back the records.  Measured on the 5 GB dump, three
+ * alternated runs to /dev/null, when each record took a pread and both
+ * threads shared them: the passes (with the loading of the parked Strings
+ * and their sort) 2.18-2.25 s on one thread, 1.45-1.58 s so; the whole run
+ * 12.3-12.7 s -> 10.7-11.1 s.
  */
 #define PF_BATCH 2048
-#define PF_CLAIM 64 /* records a reader takes at a time */
 
 /* Tests: hf_hprof_test_pf_batch set, batches of that many records (at most
- * PF_BATCH), read one record at a time; hf_hprof_test_pf_fail set, the read
- * of the pass's record of that number (from 1) fails. */
+ * PF_BATCH); hf_hprof_test_pf_fail set, the read of the pass's record of
+ * that number (from 1) fails. */
 size_t hf_hprof_test_pf_batch;
 uint64_t hf_hprof_test_pf_fail;
 
@@ -4796,7 +5056,7 @@ typedef struct pf_item {
 	size_t ref;   /* its index in refs[] */
 } pf_item;
 
-/* The first record one reader could not read, and why. */
+/* The first record the reading could not read, and why. */
 typedef struct pf_fail {
 	size_t at; /* SIZE_MAX: none */
 	int err;   /* errno, 0: the park file ended */
@@ -4806,37 +5066,29 @@ typedef struct pf_batch {
 	pf_item item[PF_BATCH];
 	parked_string rec[PF_BATCH];
 	size_t n;
-	size_t claim;          /* the next record to read (__atomic) */
-	size_t step;           /* records a reader takes at a time */
 	uint64_t first;        /* the pass's number of item[0], from 1 */
-	pf_fail fail[2];       /* the worker's, this thread's */
+	pf_fail fail;
 } pf_batch;
 
 typedef struct park_fetch {
 	int fd;
+	park_runs *runs;
 	pf_batch *job;
 } park_fetch;
 
-/* Reads records of b, b->step at a time, till none is left or one fails. */
-static void pf_read(int fd, pf_batch *b, pf_fail *fail)
+/* Reads the records of b, till one fails. */
+static void pf_read(park_fetch *f, pf_batch *b)
 {
-	fail->at = SIZE_MAX;
-	fail->err = 0;
-	for (;;) {
-		size_t i = __atomic_fetch_add(&b->claim, b->step, __ATOMIC_RELAXED);
-		if (i >= b->n)
+	b->fail.at = SIZE_MAX;
+	b->fail.err = 0;
+	for (size_t i = 0; i < b->n; i++) {
+		int e = park_read_at(f->runs, f->fd, b->item[i].off, &b->rec[i], sizeof b->rec[i]);
+		if (!e && b->first + i == hf_hprof_test_pf_fail)
+			e = EIO;
+		if (e) {
+			b->fail.at = i;
+			b->fail.err = e > 0 ? e : 0;
 			return;
-		size_t end = b->n - i < b->step ? b->n : i + b->step;
-		for (; i < end; i++) {
-			size_t got = 0;
-			int e = hf_pread_full(fd, &b->rec[i], sizeof b->rec[i], b->item[i].off, &got);
-			if (!e && b->first + i == hf_hprof_test_pf_fail)
-				e = EIO;
-			if (e || got != sizeof b->rec[i]) {
-				fail->at = i;
-				fail->err = e;
-				return;
-			}
 		}
 	}
 }
@@ -4845,7 +5097,7 @@ static void pf_read(int fd, pf_batch *b, pf_fail *fail)
 static void pf_run(void *arg)
 {
 	park_fetch *f = arg;
-	pf_read(f->fd, f->job, &f->job->fail[0]);
+	pf_read(f, f->job);
 }
 
 /* Where the gathering of batches stands in the index. */
@@ -4869,7 +5121,6 @@ static hf_status pf_gather(reader *r, pf_cursor *c, pf_batch *b)
 	size_t cap = PF_BATCH;
 	if (hf_hprof_test_pf_batch && hf_hprof_test_pf_batch < PF_BATCH)
 		cap = hf_hprof_test_pf_batch;
-	b->step = hf_hprof_test_pf_batch ? 1 : PF_CLAIM;
 	b->first = c->items + 1;
 	b->n = 0;
 	while (b->n < cap && !c->end) {
@@ -4918,9 +5169,8 @@ static hf_status pf_gather(reader *r, pf_cursor *c, pf_batch *b)
 /* A batch's Strings, their records read: as resolve_refs would. */
 static hf_status pf_resolve(reader *r, const pf_batch *b)
 {
-	/* A record one reader could not read: those after it, claimed by the
-	 * other, may have been read, but all before it were. */
-	const pf_fail *fl = &b->fail[b->fail[1].at < b->fail[0].at];
+	/* A record that could not be read: all before it were. */
+	const pf_fail *fl = &b->fail;
 	for (size_t i = 0; i < b->n; i++) {
 		const pf_item *it = &b->item[i];
 		if (r->refs[it->ref].off & REF_DONE)
@@ -4949,8 +5199,7 @@ static hf_status pf_resolve(reader *r, const pf_batch *b)
 /* The reading of batch b begins, on the worker (or here without one). */
 static void pf_start(park_fetch *f, hf_worker *w, bool threaded, pf_batch *b)
 {
-	b->claim = 0;
-	b->fail[0].at = b->fail[1].at = SIZE_MAX;
+	b->fail.at = SIZE_MAX;
 	f->job = b;
 	if (threaded)
 		hf_worker_post(w);
@@ -4961,7 +5210,7 @@ static void pf_start(park_fetch *f, hf_worker *w, bool threaded, pf_batch *b)
 /* tix_pass for parked Strings (r->late_refs). */
 static hf_status tix_pass_refs(reader *r)
 {
-	park_fetch f = { fileno(r->park_file), NULL };
+	park_fetch f = { fileno(r->park_file), &r->runs, NULL };
 	pf_batch *b[2] = { malloc(sizeof *b[0]), malloc(sizeof *b[1]) };
 	if (!b[0] || !b[1]) {
 		free(b[0]);
@@ -4979,8 +5228,6 @@ static hf_status tix_pass_refs(reader *r)
 	while (!st && b[cur]->n) {
 		pf_batch *next = b[cur ^ 1];
 		st = pf_gather(r, &c, next);
-		/* This thread's share of the reading, then the worker's end. */
-		pf_read(f.fd, b[cur], &b[cur]->fail[1]);
 		hf_worker_wait(&w);
 		if (st)
 			break;
@@ -5297,7 +5544,9 @@ out:
 	tix_stop(r);
 	free(r->spans);
 	free(r->chunk);
-	window_free(&r->park_win);
+	runs_free(&r->runs);
+	free(r->run);
+	free(r->run_vals);
 	window_free(&r->input_win);
 	for (size_t i = 0; i < r->nclasses; i++) {
 		free(r->classes[i].fields);

@@ -427,10 +427,12 @@ extern int hf_hprof_test_reread;
 extern size_t hf_hprof_test_sniff_window;
 extern uint64_t hf_hprof_test_pipe_max;
 /* Tests (hprof.c): the pass over the index for parked Strings reads their
- * records in batches of hf_hprof_test_pf_batch (0: its own size), then one
- * record at a time, and fails at record hf_hprof_test_pf_fail (from 1). */
+ * records in batches of hf_hprof_test_pf_batch (0: its own size), and fails
+ * at record hf_hprof_test_pf_fail (from 1); parked Strings go to the park
+ * file in sorted runs of hf_hprof_test_park_run (0: its own size). */
 extern size_t hf_hprof_test_pf_batch;
 extern uint64_t hf_hprof_test_pf_fail;
+extern size_t hf_hprof_test_park_run;
 /* Tests (hprof.c): late Strings looked at by the passes, all runs together
  * (each at most twice a pass: see resolve_late). */
 extern uint64_t hf_hprof_test_late_walk;
