@@ -588,8 +588,8 @@ static void check_second_pass(const char *db_path, const char *in_path, const ui
 	                                "a 16-byte string cache and Strings parked on disk",
 	                                known_diffs);
 	/* The pass over the text-array index reads the parked Strings' records
-	 * in batches, beside the thread that reads their arrays: batches of 5,
-	 * a record at a time, give the same records. */
+	 * in batches, beside the thread that reads their arrays: batches of 5
+	 * give the same records. */
 	hf_hprof_test_pf_batch = 5;
 	uint64_t parked5 = check_variant(db_path, in_path, mem, memsize, var_path, c, &o,
 	                                 "Strings parked on disk, read back five at a time",
@@ -690,8 +690,12 @@ static void check_second_pass(const char *db_path, const char *in_path, const ui
 	};
 	for (size_t k = 0; k < sizeof fails / sizeof *fails; k++) {
 		hf_hprof_test_spool_limit = fails[k].at ? fails[k].at : (uint64_t)fsize / 2;
+		/* (The park file in runs of three, so that its Strings come back to
+		 * memory from many runs, each in the order they came.) */
+		hf_hprof_test_park_run = 3;
 		hf_status sf = (mem || fdata) ? convert_fifo(fifo, mem ? mem : fdata, fsize, var_path, &o, &cf) : HF_ERR_IO;
 		hf_hprof_test_spool_limit = 0;
+		hf_hprof_test_park_run = 0;
 		CHECK(sf == HF_OK, "convert through a FIFO, the spool failing %s: %s", fails[k].when, cf.msg);
 		if (sf != HF_OK || sn != HF_OK)
 			continue;

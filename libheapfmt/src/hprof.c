@@ -1935,7 +1935,9 @@ static hf_status park_short(reader *r)
  * window of its own that grows while its reads go forward (park_read_at).
  * What the passes write, and in what order, is as before: a pass takes the
  * next Strings in the order they came (unpark_some), and those of one array
- * of one dump in that order.  Measured on the
+ * of one dump in that order.  (A pass reads the whole runs that hold its
+ * Strings: with a string_wait far below the default, whose passes take
+ * fewer Strings than a run holds, that is more reading than before.)  Measured on the
  * 5 GB benchmark dump (1.7 M parked Strings, 1.6 M preads of 80 bytes before),
  * hprof2ndjson to /dev/null, alternated runs: see the closing note of issue
  * 5 and bench/HISTORY.md (2026-11-30).
@@ -2018,16 +2020,18 @@ static hf_status park_flush(reader *r)
 	if (fseeko(r->park_file, (off_t)pr->end, SEEK_SET) != 0)
 		return park_io(r);
 	qsort(r->run, r->nrun, sizeof *r->run, run_cmp);
-	pr->start[pr->n] = pr->end;
-	pr->first[pr->n++] = r->parked - r->nrun;
+	uint64_t end = pr->end;
 	for (size_t i = 0; i < r->nrun; i++) {
 		const run_item *it = &r->run[i];
 		if (fwrite(&it->p, sizeof it->p, 1, r->park_file) != 1 ||
 		    (it->p.values_len &&
 		     fwrite(r->run_vals + it->voff, 1, it->p.values_len, r->park_file) != it->p.values_len))
-			return park_io(r);
-		pr->end += sizeof it->p + it->p.values_len;
+			return park_io(r); /* (the runs stand as they were) */
+		end += sizeof it->p + it->p.values_len;
 	}
+	pr->start[pr->n] = pr->end;
+	pr->first[pr->n++] = r->parked - r->nrun;
+	pr->end = end;
 	r->nrun = 0;
 	r->run_vlen = 0;
 	return HF_OK;
@@ -2038,6 +2042,9 @@ static hf_status park_flush(reader *r)
 static hf_status park_one(reader *r, uint64_t array, pending_string *ps)
 {
 	size_t run_cap = hf_hprof_test_park_run ? hf_hprof_test_park_run : PARK_RUN;
+	hf_status st;
+	if (r->nrun >= run_cap && (st = park_flush(r)))
+		return st; /* (a flush that failed before) */
 	if (r->nrun == r->caprun) {
 		size_t nc = r->caprun ? 2 * r->caprun : 1024;
 		if (nc > run_cap)
@@ -2110,7 +2117,9 @@ static uint64_t run_end(const park_runs *pr, size_t k)
  * holds them: 0, an errno, or -1 if the file ends first.  The window's
  * reads double in size (to PARK_WIN_MAX) while each begins in the window
  * before or a little past its end, and fall back to PARK_WIN_MIN at a jump:
- * a run read out of order costs no more than before. */
+ * a run read out of order costs about what it did before (a read of 256
+ * bytes a record; reads that keep landing just past the window, in a
+ * sparse pass, may take up to PARK_WIN_MAX each). */
 static int park_read_at(park_runs *pr, int fd, uint64_t off, void *out, size_t n)
 {
 	if (!pr->n || off >= pr->end || n > pr->end - off)
@@ -2189,8 +2198,6 @@ static hf_status park_all(reader *r)
 	hf_status st;
 	if ((st = park_open(r)))
 		return st;
-	if (fseek(r->park_file, 0, SEEK_END) != 0)
-		return park_io(r);
 	if (r->late_refs && (st = rescan_late_without_input(r)))
 		return st; /* these were parked already; only salvage gets here */
 	/* (Strings a pass went by have no array left to wait for.) */
@@ -2299,6 +2306,8 @@ static hf_status parked_load(reader *r, uint64_t off, pending_string *ps)
 {
 	parked_string p;
 	int e = park_read_at(&r->runs, fileno(r->park_file), off, &p, sizeof p);
+	if (e == ENOMEM)
+		return nomem(r);
 	if (e) {
 		errno = e > 0 ? e : EIO;
 		return park_io(r);
@@ -2853,7 +2862,8 @@ static hf_status string_settle(reader *r, uint64_t value_id, pending_string ps)
 	}
 	int passes = hf_input_can_rewind(r->in) || (r->tspool && r->tix_state == TIX_ON);
 	if (passes && r->park_read == 0 && value_id < r->last_text_array && ascending) {
-		/* Appended where the file ends: nothing reads it before the passes. */
+		/* To the park file's run being gathered: nothing reads the file
+		 * before the passes. */
 		if (!(st = park_open(r)))
 			st = park_one(r, value_id, &ps);
 		free(ps.values);
@@ -5183,6 +5193,8 @@ static hf_status pf_resolve(reader *r, const pf_batch *b)
 			return st;
 		r->dump = tix_dump(&it->e);
 		if (i >= fl->at) {
+			if (fl->err == ENOMEM)
+				return nomem(r);
 			errno = fl->err ? fl->err : EIO;
 			return park_io(r);
 		}
