@@ -264,8 +264,7 @@ typedef struct reader {
 	int late_refs;
 	struct run_item *run;    /* Strings parked since the last run was written (park_one) */
 	size_t nrun, caprun;
-	char *run_vals;          /* their values (--values), run_item.voff into it */
-	size_t run_vlen, run_vcap;
+	hf_buf run_vals;         /* their values (--values), run_item.voff into it */
 	struct park_runs { uint64_t *start, *first; size_t n, cap; struct park_win *win; uint64_t end; } runs;
 	struct read_window { uint8_t *buf; size_t cap, len; uint64_t start; } input_win;
 	FILE *tix_file;          /* text-array index (see tix_add); NULL: none */
@@ -2025,7 +2024,7 @@ static hf_status park_flush(reader *r)
 		const run_item *it = &r->run[i];
 		if (fwrite(&it->p, sizeof it->p, 1, r->park_file) != 1 ||
 		    (it->p.values_len &&
-		     fwrite(r->run_vals + it->voff, 1, it->p.values_len, r->park_file) != it->p.values_len))
+		     fwrite(r->run_vals.data + it->voff, 1, it->p.values_len, r->park_file) != it->p.values_len))
 			return park_io(r); /* (the runs stand as they were) */
 		end += sizeof it->p + it->p.values_len;
 	}
@@ -2033,7 +2032,7 @@ static hf_status park_flush(reader *r)
 	pr->first[pr->n++] = r->parked - r->nrun;
 	pr->end = end;
 	r->nrun = 0;
-	r->run_vlen = 0;
+	hf_buf_reset(&r->run_vals);
 	return HF_OK;
 }
 
@@ -2062,27 +2061,15 @@ static hf_status park_one(reader *r, uint64_t array, pending_string *ps)
 	                    .coder = ps->coder, .dump = ps->dump, .heap = ps->heap,
 	                    .pad = ps->values != NULL };
 	it->p = p;
-	it->voff = r->run_vlen;
-	if (p.values_len) {
-		if (p.values_len > r->run_vcap - r->run_vlen) {
-			size_t nc = r->run_vcap ? r->run_vcap : (size_t)64 << 10;
-			while (nc - r->run_vlen < p.values_len && nc < SIZE_MAX / 2)
-				nc *= 2;
-			char *n = nc - r->run_vlen >= p.values_len ? realloc(r->run_vals, nc) : NULL;
-			if (!n)
-				return nomem(r);
-			r->run_vals = n;
-			r->run_vcap = nc;
-		}
-		memcpy(r->run_vals + r->run_vlen, ps->values, p.values_len);
-		r->run_vlen += p.values_len;
-	}
+	it->voff = r->run_vals.len;
+	if (p.values_len && !hf_buf_append(&r->run_vals, ps->values, p.values_len))
+		return nomem(r);
 	r->nrun++;
 	free(ps->values);
 	ps->values = NULL;
 	r->parked++;
 	r->stats->parked_strings++;
-	if (r->nrun >= run_cap || r->run_vlen >= PARK_RUN_VALUES)
+	if (r->nrun >= run_cap || r->run_vals.len >= PARK_RUN_VALUES)
 		return park_flush(r);
 	return HF_OK;
 }
@@ -5558,7 +5545,7 @@ out:
 	free(r->chunk);
 	runs_free(&r->runs);
 	free(r->run);
-	free(r->run_vals);
+	hf_buf_free(&r->run_vals);
 	window_free(&r->input_win);
 	for (size_t i = 0; i < r->nclasses; i++) {
 		free(r->classes[i].fields);
