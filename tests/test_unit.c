@@ -1942,6 +1942,27 @@ static void test_writebehind(void)
 	fclose(b);
 }
 
+#ifdef __linux__
+/* A bigmem whose looks the test takes itself (no watching thread), with a
+ * limit of a byte, and an array of n uint32s in it filled with i * mul;
+ * NULL (and *a NULL) when either cannot be had. */
+static hf_bigmem *manual_bigmem(size_t n, uint32_t mul, uint32_t **a, const char *what)
+{
+	hf_bigmem_test_manual = 1;
+	hf_bigmem *m = hf_bigmem_new(1);
+	hf_bigmem_test_manual = 0;
+	*a = m ? hf_bigmem_alloc(m, n * sizeof **a) : NULL;
+	CHECK(m && *a, "%s: a bigmem and its array", what);
+	if (!*a) {
+		hf_bigmem_free(m);
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++)
+		(*a)[i] = (uint32_t)i * mul;
+	return m;
+}
+#endif
+
 /* hf_bigmem's back-off, each look of the watcher taken by the test: above a
  * limit of a byte no sweep reaches the target, so the watcher stops sweeping
  * until the arrays' pages grow by 16 MiB again (not 500 sweeps a second for
@@ -1951,21 +1972,11 @@ static void test_writebehind(void)
 static void test_bigmem_backoff(void)
 {
 #ifdef __linux__
-	hf_bigmem_test_manual = 1;
-	hf_bigmem *m = hf_bigmem_new(1);
-	hf_bigmem_test_manual = 0;
-	CHECK(m != NULL, "bigmem back-off");
+	size_t n = (size_t)6 << 20;          /* 24 MiB: more than the back-off's 16 */
+	uint32_t *a;
+	hf_bigmem *m = manual_bigmem(n, 2654435761u, &a, "bigmem back-off");
 	if (!m)
 		return;
-	size_t n = (size_t)6 << 20;          /* 24 MiB: more than the back-off's 16 */
-	uint32_t *a = hf_bigmem_alloc(m, n * sizeof *a);
-	CHECK(a != NULL, "bigmem back-off: alloc");
-	if (!a) {
-		hf_bigmem_free(m);
-		return;
-	}
-	for (size_t i = 0; i < n; i++)
-		a[i] = (uint32_t)i * 2654435761u;
 	uint64_t sweeps[5], released[5];
 	hf_bigmem_test_look(m);              /* releases all 24 MiB, stays above */
 	released[0] = hf_bigmem_released(m, &sweeps[0]);
@@ -1997,6 +2008,46 @@ static void test_bigmem_backoff(void)
 	CHECK_EQ_U(bad, 0, "bigmem back-off: the contents after the releases");
 	hf_bigmem_release(m, a);
 	hf_bigmem_free(m);
+#endif
+}
+
+/* hf_bigmem_pace: the computing thread's own look.  Without a watching
+ * thread (the test's mode), above a limit of a byte, a pace releases the
+ * arrays as the watcher's look would, and the contents stay; once they are
+ * read back whole, a pace some milliseconds later looks and releases
+ * again. */
+static void test_bigmem_pace(void)
+{
+#ifdef __linux__
+	size_t n = (size_t)6 << 20;          /* 24 MiB: read back whole, past the back-off's 16 */
+	uint32_t *a;
+	hf_bigmem *m = manual_bigmem(n, 0x5bd1e995u, &a, "bigmem pace");
+	if (!m)
+		return;
+	uint64_t all = n * sizeof *a;
+	hf_bigmem_pace(m);                   /* never looked: looks, releases all */
+	CHECK(hf_bigmem_released(m, NULL) == all, "bigmem pace: the first pace releases (%llu bytes)",
+	      (unsigned long long)hf_bigmem_released(m, NULL));
+	size_t bad = 0;
+	for (size_t i = 0; i < n; i++)
+		bad += a[i] != (uint32_t)i * 0x5bd1e995u;
+	nanosleep(&(struct timespec){ 0, 5000000 }, NULL);   /* 5 ms: past PACE_NS and WATCH_NS */
+	hf_bigmem_pace(m);
+	CHECK(hf_bigmem_released(m, NULL) == 2 * all, "bigmem pace: and again later (%llu bytes)",
+	      (unsigned long long)hf_bigmem_released(m, NULL));
+	for (size_t i = 0; i < n; i++)
+		bad += a[i] != (uint32_t)i * 0x5bd1e995u;
+	CHECK_EQ_U(bad, 0, "bigmem pace: the contents after the releases");
+	hf_bigmem_release(m, a);
+	hf_bigmem_free(m);
+	/* Without a limit (malloc'd arrays) a pace does nothing. */
+	m = hf_bigmem_new(0);
+	CHECK(m != NULL, "bigmem pace: no limit");
+	if (m) {
+		hf_bigmem_pace(m);
+		CHECK(hf_bigmem_released(m, NULL) == 0, "bigmem pace: no limit, nothing released");
+		hf_bigmem_free(m);
+	}
 #endif
 }
 
@@ -2163,6 +2214,7 @@ int main(void)
 	test_tmpfile();
 	test_bigmem();
 	test_bigmem_backoff();
+	test_bigmem_pace();
 	test_huge();
 	test_put_u64();
 	test_iso8601_ms();

@@ -190,6 +190,32 @@ static void an_free(an *a, void *pp, size_t count, size_t size)
 	*p = NULL;
 }
 
+/* Long loops over the arrays call an_pace every step: every PACE_STEPS
+ * steps it hands over to hf_bigmem_pace, which reads the clock and, when the
+ * watching thread has not looked for a while, looks at the resident size
+ * itself (bigmem.c says why).  A step may fault 2 MiB back, so they are
+ * few; the count stays in a register of the loop's function. */
+#define PACE_STEPS 128u
+static inline void an_pace(const an *a, unsigned *left)
+{
+	if (!--*left) {
+		*left = PACE_STEPS;
+		hf_bigmem_pace(a->bm);
+	}
+}
+
+/* Sets n uint32s to v, pacing (a new array's pages are made as it goes). */
+static void an_fill32(const an *a, uint32_t *p, uint32_t v, size_t n)
+{
+	unsigned pace = PACE_STEPS;
+	for (size_t i = 0; i < n; i += 4096) {
+		size_t m = n - i < 4096 ? n - i : 4096;
+		for (size_t k = 0; k < m; k++)
+			p[i + k] = v;
+		an_pace(a, &pace);
+	}
+}
+
 /* Grows *p (count elements) to hold at least need; doubles. */
 static bool an_grow(an *a, void *pp, size_t *cap, size_t need, size_t size)
 {
@@ -429,7 +455,9 @@ static hf_status graph_nodes(an *a, int64_t **class_ids)
 	int got;
 	uint32_t i = 0;
 	hf_status rc = HF_OK;
+	unsigned pace = PACE_STEPS;
 	while ((got = hf_rowsort_next(s, &r)) == 1) {
+		an_pace(a, &pace);
 		if (i == n || (i && r.k[0] <= a->ids[i - 1])) {
 			rc = hf_error_set(a->err, HF_ERR_FORMAT, "analysis: the graph's nodes are not in key order");
 			break;
@@ -657,9 +685,11 @@ static hf_status add_edges(void *ctx, const uint8_t *p, const uint8_t *end, hf_e
 	edge_lists *l = ctx;
 	an *a = l->a;
 	hf_status rc = HF_OK;
+	unsigned pace = PACE_STEPS;
 	for (; p < end && !rc; p += sizeof(edge_row)) {
 		edge_row r;
 		memcpy(&r, p, sizeof r);
+		an_pace(a, &pace);
 		while (l->next < a->n && a->ids[l->next] <= r.source && !rc)
 			rc = open_next(l, err);
 		if (rc)
@@ -847,8 +877,8 @@ static hf_status search(an *a, uint32_t *nstrong)
 		an_free(a, &queue, n ? n : 1, sizeof *queue);
 		return an_nomem(a);
 	}
-	for (uint32_t i = 0; i < n; i++)
-		a->dist[i] = DIST_NONE;
+	an_fill32(a, a->dist, DIST_NONE, n);
+	unsigned pace = PACE_STEPS;
 	uint32_t head = 0, tail = 0;
 	for (uint32_t r = 0; r < a->nroots; r++) {
 		a->dist[a->roots[r]] = 0;
@@ -862,7 +892,9 @@ static hf_status search(an *a, uint32_t *nstrong)
 				a->dist[v] = du;
 				queue[tail++] = v;
 			}
+			an_pace(a, &pace);
 		}
+		an_pace(a, &pace);
 	}
 	*nstrong = tail;
 	a->max_distance = tail ? a->dist[queue[tail - 1]] : 0;
@@ -874,7 +906,9 @@ static hf_status search(an *a, uint32_t *nstrong)
 				a->dist[v] = DIST_WEAK;
 				queue[tail++] = v;
 			}
+			an_pace(a, &pace);
 		}
+		an_pace(a, &pace);
 	}
 	a->weak = tail - *nstrong;
 	a->unreachable = n - tail;
@@ -900,7 +934,8 @@ static hf_status number(an *a, uint32_t **parent_out)
 		an_free(a, &cursor, nv, sizeof *cursor);
 		return an_nomem(a);
 	}
-	memset(a->dfn, 0, (size_t)a->n * sizeof *a->dfn);
+	an_fill32(a, a->dfn, 0, a->n);
+	unsigned pace = PACE_STEPS;
 	uint32_t next = 1;
 	parent[0] = NONE;
 	cursor[0] = 0;
@@ -916,6 +951,7 @@ static hf_status number(an *a, uint32_t **parent_out)
 			uint32_t d = a->dfn[u], end = a->succ_off[u + 1], down = NONE;
 			while (cursor[d] < end) {
 				uint32_t v = a->succ[cursor[d]++];
+				an_pace(a, &pace);
 				if (!(v & WEAK_BIT) && !a->dfn[v]) {
 					down = v;
 					break;
@@ -940,8 +976,10 @@ static hf_status number(an *a, uint32_t **parent_out)
 		return hf_error_set(a->err, HF_ERR_FORMAT, "analysis: %u objects numbered, %u reached",
 		                    next - 1, nv - 1);
 	}
-	for (uint32_t d = 1; d < nv; d++)
+	for (uint32_t d = 1; d < nv; d++) {
 		parent[d] = parent[d] == NONE ? 0 : a->dfn[parent[d]];
+		an_pace(a, &pace);
+	}
 	*parent_out = parent;
 	return HF_OK;
 }
@@ -954,7 +992,8 @@ static hf_status predecessors(an *a, uint32_t **off_out, uint32_t **pred_out, ui
 	uint32_t *off = an_alloc(a, (size_t)nv + 1, sizeof *off);
 	if (!off)
 		return an_nomem(a);
-	memset(off, 0, ((size_t)nv + 1) * sizeof *off);
+	an_fill32(a, off, 0, (size_t)nv + 1);
+	unsigned pace = PACE_STEPS;
 	uint64_t total = a->nroots;
 	for (uint32_t r = 0; r < a->nroots; r++)
 		off[a->dfn[a->roots[r]] + 1]++;
@@ -967,15 +1006,19 @@ static hf_status predecessors(an *a, uint32_t **off_out, uint32_t **pred_out, ui
 				off[a->dfn[v] + 1]++;
 				total++;
 			}
+			an_pace(a, &pace);
 		}
+		an_pace(a, &pace);
 	}
 	if (total >= UINT32_MAX) {
 		an_free(a, &off, (size_t)nv + 1, sizeof *off);
 		return hf_error_set(a->err, HF_ERR_LIMIT, "analysis: more than 2^32 references in dump %lld",
 		                    (long long)a->dump);
 	}
-	for (uint32_t d = 0; d < nv; d++)
+	for (uint32_t d = 0; d < nv; d++) {
 		off[d + 1] += off[d];
+		an_pace(a, &pace);
+	}
 	uint32_t *pred = an_alloc(a, total ? total : 1, sizeof *pred);
 	if (!pred) {
 		an_free(a, &off, (size_t)nv + 1, sizeof *off);
@@ -992,10 +1035,14 @@ static hf_status predecessors(an *a, uint32_t **off_out, uint32_t **pred_out, ui
 			uint32_t v = a->succ[k];
 			if (!(v & WEAK_BIT))
 				pred[off[a->dfn[v]]++] = du;
+			an_pace(a, &pace);
 		}
+		an_pace(a, &pace);
 	}
-	for (uint32_t d = nv; d > 0; d--)
+	for (uint32_t d = nv; d > 0; d--) {
 		off[d] = off[d - 1];
+		an_pace(a, &pace);
+	}
 	off[0] = 0;
 	an_free(a, &a->succ, a->nsucc ? a->nsucc : 1, sizeof *a->succ);
 	an_free(a, &a->succ_off, (size_t)a->n + 1, sizeof *a->succ_off);
@@ -1066,11 +1113,13 @@ static hf_status dominators(an *a, uint32_t **parent, const uint32_t *off, const
 	/* The parents' array becomes idom once copied: 16 bytes a vertex at
 	 * once, as with four arrays. */
 	uint32_t *idom = *parent;
+	unsigned pace = PACE_STEPS;
 	for (uint32_t v = 0; v < nv; v++) {
 		t[v].anc = idom[v];
 		t[v].label = v;
 		t[v].lsemi = NONE;
 		idom[v] = NONE;          /* until step v: the head of bucket(v) */
+		an_pace(a, &pace);
 	}
 	a->idom = idom;
 	*parent = NULL;
@@ -1084,12 +1133,14 @@ static hf_status dominators(an *a, uint32_t **parent, const uint32_t *off, const
 			}
 			if (c < s)
 				s = c;
+			an_pace(a, &pace);
 		}
 		t[w].lsemi = s;          /* its label is still w itself */
 		while (bucket != NONE) {
 			uint32_t v = bucket, u = eval(t, v, w);
 			bucket = idom[v];
 			idom[v] = t[v].lsemi < w ? (u | DEFER_BIT) : w;
+			an_pace(a, &pace);
 		}
 		if (s == 0) {
 			idom[w] = 0;
@@ -1098,9 +1149,11 @@ static hf_status dominators(an *a, uint32_t **parent, const uint32_t *off, const
 			idom[s] = w;
 		}
 	}
-	for (uint32_t w = 1; w < nv; w++)
+	for (uint32_t w = 1; w < nv; w++) {
 		if (idom[w] & DEFER_BIT)
 			idom[w] = idom[idom[w] & ~DEFER_BIT];
+		an_pace(a, &pace);
+	}
 	an_free(a, &t, nv, sizeof *t);
 	return HF_OK;
 }
@@ -1116,6 +1169,7 @@ typedef struct result_feed {
 	const uint32_t *dom;
 	const uint64_t *ret;
 	uint32_t i;
+	unsigned pace;
 } result_feed;
 
 static int result_next(hf_row_feed *f, int64_t row[HF_ROW_MAX], unsigned *nulls)
@@ -1124,6 +1178,7 @@ static int result_next(hf_row_feed *f, int64_t row[HF_ROW_MAX], unsigned *nulls)
 	const an *a = r->a;
 	if (r->i >= a->n)
 		return 0;
+	an_pace(a, &r->pace);
 	uint32_t i = r->i++, dist = a->dist[i];
 	bool strong = dist < DIST_WEAK;
 	row[0] = a->ids[i];
@@ -1148,14 +1203,18 @@ typedef struct dom_feed {
 	const an *a;
 	const uint32_t *dom, *order;
 	uint32_t i, pos, nstrong;
+	unsigned pace;
 } dom_feed;
 
 static int dom_next(hf_row_feed *f, int64_t row[HF_ROW_MAX], unsigned *nulls)
 {
 	dom_feed *d = (dom_feed *)f;
 	const an *a = d->a;
-	while (d->i < a->n && a->dist[d->i] < DIST_WEAK)
+	an_pace(a, &d->pace);
+	while (d->i < a->n && a->dist[d->i] < DIST_WEAK) {
 		d->i++;
+		an_pace(a, &d->pace);
+	}
 	if (d->i < a->n) {
 		row[0] = 0;
 		row[1] = a->dump;
@@ -1197,22 +1256,29 @@ static hf_status fill_dominator_index(an *a, const uint32_t *dom)
 		an_free(a, &order, n ? n : 1, sizeof *order);
 		return an_nomem(a);
 	}
-	memset(count, 0, ((size_t)n + 2) * sizeof *count);
+	an_fill32(a, count, 0, (size_t)n + 2);
+	unsigned pace = PACE_STEPS;
 #define BUCKET(i) (dom[i] == NONE ? z : dom[i] < z ? dom[i] : a->ids[dom[i]] == 0 ? z : dom[i] + 1)
 	uint32_t nstrong = 0;
-	for (uint32_t i = 0; i < n; i++)
+	for (uint32_t i = 0; i < n; i++) {
 		if (a->dist[i] < DIST_WEAK) {
 			count[BUCKET(i) + 1]++;
 			nstrong++;
 		}
-	for (uint32_t b = 1; b <= n + 1; b++)
+		an_pace(a, &pace);
+	}
+	for (uint32_t b = 1; b <= n + 1; b++) {
 		count[b] += count[b - 1];
-	for (uint32_t i = 0; i < n; i++)
+		an_pace(a, &pace);
+	}
+	for (uint32_t i = 0; i < n; i++) {
 		if (a->dist[i] < DIST_WEAK)
 			order[count[BUCKET(i)]++] = i;
+		an_pace(a, &pace);
+	}
 #undef BUCKET
 	an_free(a, &count, (size_t)n + 2, sizeof *count);
-	dom_feed d = { { dom_next, NULL, HF_OK }, a, dom, order, 0, 0, nstrong };
+	dom_feed d = { { dom_next, NULL, HF_OK }, a, dom, order, 0, 0, nstrong, PACE_STEPS };
 	uint64_t rows = 0;
 	hf_status rc = hf_row_feed_insert(a->db, imp_index, 3, &d.f, &rows, a->err);
 	if (!rc && rows != n)
@@ -1241,6 +1307,7 @@ static hf_status unpark(an *a, uint64_t *ret)
 			a->ids[i] = buf[2 * k];
 			ret[i] = shallow(buf[2 * k + 1]);
 		}
+		hf_bigmem_pace(a->bm);
 	}
 	fclose(a->park);
 	a->park = NULL;
@@ -1259,12 +1326,17 @@ static hf_status write_results(an *a)
 		an_free(a, &dom, n ? n : 1, sizeof *dom);
 		return an_nomem(a);
 	}
+	unsigned pace = PACE_STEPS;
 	vertex[0] = NONE;
-	for (uint32_t i = 0; i < n; i++)
+	for (uint32_t i = 0; i < n; i++) {
 		if (a->dfn[i])
 			vertex[a->dfn[i]] = i;
-	for (uint32_t i = 0; i < n; i++)
+		an_pace(a, &pace);
+	}
+	for (uint32_t i = 0; i < n; i++) {
 		dom[i] = a->dfn[i] ? vertex[a->idom[a->dfn[i]]] : NONE;
+		an_pace(a, &pace);
+	}
 	an_free(a, &a->idom, nv, sizeof *a->idom);
 	an_free(a, &a->dfn, n, sizeof *a->dfn);
 
@@ -1313,17 +1385,19 @@ static hf_status write_results(an *a)
 			a->weak_bytes += ret[i];
 		else
 			a->unreachable_bytes += ret[i];
+		an_pace(a, &pace);
 	}
 	/* Children before their dominator: reverse depth-first order. */
 	for (uint32_t d = nv - 1; d >= 1; d--) {
 		uint32_t v = vertex[d];
 		if (dom[v] != NONE)
 			ret[dom[v]] += ret[v];
+		an_pace(a, &pace);
 	}
 	an_free(a, &vertex, nv, sizeof *vertex);
 
 	/* Every row with one statement (above, "the results as a table"). */
-	result_feed rows = { { result_next, NULL, HF_OK }, a, dom, ret, 0 };
+	result_feed rows = { { result_next, NULL, HF_OK }, a, dom, ret, 0, PACE_STEPS };
 	uint64_t put = 0;
 	if ((rc = hf_row_feed_insert(a->db, a->presorted ? imp_table : "node_analysis", 6, &rows.f, &put,
 	                             a->err)))
@@ -1402,7 +1476,19 @@ static hf_status dist_unpark(an *a, FILE **f)
 	if (!*f)
 		return HF_OK;
 	a->dist = an_alloc(a, a->n, sizeof *a->dist);
-	size_t got = a->dist ? (rewind(*f), fread(a->dist, sizeof *a->dist, a->n, *f)) : 0;
+	size_t got = 0;
+	if (a->dist) {
+		/* A MiB at a time, pacing: read whole, the copy into new pages
+		 * outran the watching thread. */
+		rewind(*f);
+		size_t step = ((size_t)1 << 20) / sizeof *a->dist, r;
+		do {
+			size_t want = a->n - got < step ? a->n - got : step;
+			r = fread(a->dist + got, sizeof *a->dist, want, *f);
+			got += r;
+			hf_bigmem_pace(a->bm);
+		} while (r && got < a->n);
+	}
 	fclose(*f);
 	*f = NULL;
 	if (!a->dist)
