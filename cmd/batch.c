@@ -131,6 +131,7 @@ typedef struct job {
 	int code;
 	char why[96];        /* how a child ended other than by exit() */
 	int removed;         /* temporary outputs of a killed child removed */
+	int stopping;        /* signalled by stop_children */
 } job;
 
 /* What a child tells its parent on the result pipe: 'T', a 2-byte length
@@ -161,40 +162,6 @@ static void tell_temp(const char *path, void *ctx)
 	memcpy(msg + 3, path, n);
 	ssize_t w = write(child_resfd, msg, 3 + n);
 	(void)w;
-}
-
-/* The jobs, for the handler of SIGINT, SIGTERM and SIGHUP (cli_init): a
- * batch that is stopped (Ctrl-C, a CI job's timeout, which signals only the
- * batch's own process) stops its running conversions, each of which then
- * removes its temporary output, rather than leave them running on. */
-static job *volatile batch_jobs;
-static volatile int batch_njobs;
-
-static void stop_children(void)
-{
-	job *jobs = batch_jobs;
-	int n = batch_njobs, left = 0;
-	for (int i = 0; jobs && i < n; i++)
-		if (jobs[i].state == 1 && jobs[i].pid > 0 && kill(jobs[i].pid, SIGTERM) == 0)
-			left++;
-	/* Wait for them (a few seconds at most), so that when the batch is
-	 * seen to end, its conversions have ended and removed their files. */
-	for (int tries = 0; left && tries < 100; tries++) {
-		left = 0;
-		for (int i = 0; i < n; i++) {
-			if (jobs[i].state != 1 || jobs[i].pid <= 0)
-				continue;
-			pid_t w = waitpid(jobs[i].pid, NULL, WNOHANG);
-			if (w == 0)
-				left++;
-			else
-				jobs[i].pid = 0; /* ended (or not ours to wait for) */
-		}
-		if (left) {
-			struct timespec ts = { 0, 50 * 1000 * 1000 };
-			nanosleep(&ts, NULL);
-		}
-	}
 }
 
 /* mkdir -p: DIR and the directories above it that are missing. */
@@ -360,6 +327,71 @@ static int read_result(job *j, int killed)
 		}
 	}
 	return got;
+}
+
+/* The jobs, for the handler of SIGINT, SIGTERM and SIGHUP (cli_init): a
+ * batch that is stopped (Ctrl-C, a CI job's timeout, which signals only the
+ * batch's own process) stops its running conversions, each of which then
+ * removes its temporary output, rather than leave them running on. */
+static job *volatile batch_jobs;
+static volatile int batch_njobs;
+
+/* Sends sig to the running conversions (marked stopping) that have not
+ * ended yet; how many it reached. */
+static int signal_children(job *jobs, int n, int sig)
+{
+	int left = 0;
+	for (int i = 0; jobs && i < n; i++)
+		if (jobs[i].state == 1 && jobs[i].pid > 0 && kill(jobs[i].pid, sig) == 0) {
+			jobs[i].stopping = 1;
+			left++;
+		}
+	return left;
+}
+
+/* Waits up to tries x 50 ms for the stopping conversions to end; how many
+ * have not. */
+static int wait_children(job *jobs, int n, int left, int tries)
+{
+	for (; left && tries > 0; tries--) {
+		left = 0;
+		for (int i = 0; i < n; i++) {
+			if (jobs[i].state != 1 || jobs[i].pid <= 0)
+				continue;
+			pid_t w = waitpid(jobs[i].pid, NULL, WNOHANG);
+			if (w == 0)
+				left++;
+			else
+				jobs[i].pid = 0; /* ended (or not ours to wait for) */
+		}
+		if (left) {
+			struct timespec ts = { 0, 50 * 1000 * 1000 };
+			nanosleep(&ts, NULL);
+		}
+	}
+	return left;
+}
+
+/* Only async-signal-safe calls (kill, waitpid, nanosleep, and read_result's
+ * read, unlink and close): it runs in the handler. */
+static void stop_children(void)
+{
+	job *jobs = batch_jobs;
+	int n = batch_njobs;
+	/* SIGTERM, then a few seconds, so that when the batch is seen to end,
+	 * its conversions have ended and removed their files. */
+	int left = wait_children(jobs, n, signal_children(jobs, n, SIGTERM), 100);
+	/* One still running (stopped by SIGSTOP, or in a wait no signal ends)
+	 * is killed, as the OOM killer would. */
+	if (left)
+		wait_children(jobs, n, signal_children(jobs, n, SIGKILL), 40);
+	/* And the temporary outputs that the conversions told of removed: one
+	 * killed could not; one that ended on SIGTERM did, and the names no
+	 * longer exist.  (read_result's buffer is the reaping's too; the
+	 * process ends after this handler.) */
+	for (int i = 0; jobs && i < n; i++)
+		if (jobs[i].state == 1 && jobs[i].stopping && jobs[i].pid == 0)
+			read_result(&jobs[i], 1);
 }
 
 /* The child closed its stderr: collect its result and its exit status. */

@@ -457,6 +457,27 @@ if command -v mkfifo >/dev/null; then
 	check "a batch stopped by SIGTERM ends as killed by it" test "$rc" = 143
 	check "once they have ended, leaving no temporary file" sh -c "! ls -a '$t/sigbatch' | grep -q tmp-"
 	kill "$f1" "$feeder" 2>/dev/null
+	# A conversion that does not end on SIGTERM (here stopped by SIGSTOP) is
+	# killed a few seconds later, and the batch removes its temporary output.
+	if [ -r /proc/self/status ]; then
+		mkdir "$t/stopbatch"
+		feed "$t/stop.fifo"
+		"$tools/hprof2ndjson" -j 1 -o "$t/stopbatch" "$t/stop.fifo" "$sample" >/dev/null 2>&1 &
+		batch=$!
+		n=0
+		while [ $n -lt 200 ] && ! ls -a "$t/stopbatch" | grep -q tmp-; do sleep 0.05; n=$((n + 1)); done
+		child=$(grep -l "^PPid:[[:space:]]*$batch\$" /proc/[0-9]*/status 2>/dev/null | head -n 1 | cut -d/ -f3)
+		[ -n "$child" ] && kill -s STOP "$child"
+		kill -s TERM "$batch"
+		wait "$batch"
+		rc=$?
+		kill "$feeder" 2>/dev/null
+		check "a batch stopped while its conversion is stopped (SIGSTOP) ends as killed by SIGTERM" test "$rc" = 143
+		check "having killed that conversion" test -n "$child" -a ! -d "/proc/$child"
+		check "and removed its temporary output" sh -c "! ls -a '$t/stopbatch' | grep -q tmp-"
+	else
+		echo "SKIP: SIGSTOP case (no /proc to find the batch's conversion)"
+	fi
 	# A conversion of a batch killed by SIGKILL (the OOM killer) cannot
 	# remove its temporary output: the batch, told its name, does.
 	if [ -r /proc/self/status ]; then
