@@ -234,8 +234,10 @@ static void start(const batch_spec *spec, job *j, job *all, int n)
 	}
 	fflush(stdout);
 	fflush(stderr);
-	/* No stopping signal between the fork and the pid's note (the handler
-	 * would not know the child), nor in the child before it has its own. */
+	/* No stopping signal between the fork and the notes of the pid and the
+	 * pipes (the handler would not know the child, or would read a pipe
+	 * whose writing end is still open here), nor in the child before it has
+	 * its own. */
 	cli_fatal_signals_hold();
 	pid_t pid = fork();
 	if (pid < 0) {
@@ -277,12 +279,14 @@ static void start(const batch_spec *spec, job *j, job *all, int n)
 		(void)w;
 		_exit(code);
 	}
+	/* The pipes' ends noted before the signals come again: stop_children
+	 * reads the result pipe of a child it stopped, to its end. */
 	j->pid = pid;
-	cli_fatal_signals_release();
 	close(ep[1]);
 	close(rp[1]);
 	j->errfd = ep[0];
 	j->resfd = rp[0];
+	cli_fatal_signals_release();
 }
 
 /* The child's messages (tell_temp): whether it sent its record count (a

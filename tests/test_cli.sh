@@ -466,6 +466,7 @@ if command -v mkfifo >/dev/null; then
 		batch=$!
 		n=0
 		while [ $n -lt 200 ] && ! ls -a "$t/stopbatch" | grep -q tmp-; do sleep 0.05; n=$((n + 1)); done
+		sleep 0.3        # past the file's creation, to its name told to the batch
 		child=$(grep -l "^PPid:[[:space:]]*$batch\$" /proc/[0-9]*/status 2>/dev/null | head -n 1 | cut -d/ -f3)
 		[ -n "$child" ] && kill -s STOP "$child"
 		kill -s TERM "$batch"
@@ -489,6 +490,7 @@ if command -v mkfifo >/dev/null; then
 		batch=$!
 		n=0
 		while [ $n -lt 200 ] && ! ls -a "$t/killbatch" | grep -q tmp-; do sleep 0.05; n=$((n + 1)); done
+		sleep 0.3        # past the file's creation, to its name told to the batch
 		child=$(grep -l "^PPid:[[:space:]]*$batch\$" /proc/[0-9]*/status 2>/dev/null | head -n 1 | cut -d/ -f3)
 		[ -n "$child" ] && kill -s KILL "$child"
 		wait "$batch"

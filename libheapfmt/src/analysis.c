@@ -191,9 +191,9 @@ static void an_free(an *a, void *pp, size_t count, size_t size)
 }
 
 /* Long loops over the arrays call an_pace every step: every PACE_STEPS
- * steps it hands over to hf_bigmem_pace, which reads the clock and, when the
- * watching thread has not looked for a while, looks at the resident size
- * itself (bigmem.c says why).  A step may fault 2 MiB back, so they are
+ * steps it hands over to hf_bigmem_pace, which reads the clock and, when no
+ * look was taken for a while, looks at the resident size itself (bigmem.c
+ * says why).  A step may fault 2 MiB back, so they are
  * few; the count stays in a register of the loop's function. */
 #define PACE_STEPS 128u
 static inline void an_pace(const an *a, unsigned *left)
@@ -998,6 +998,7 @@ static hf_status predecessors(an *a, uint32_t **off_out, uint32_t **pred_out, ui
 	for (uint32_t r = 0; r < a->nroots; r++)
 		off[a->dfn[a->roots[r]] + 1]++;
 	for (uint32_t u = 0; u < a->n; u++) {
+		an_pace(a, &pace);
 		if (!a->dfn[u])
 			continue;
 		for (uint32_t k = a->succ_off[u], end = a->succ_off[u + 1]; k < end; k++) {
@@ -1008,7 +1009,6 @@ static hf_status predecessors(an *a, uint32_t **off_out, uint32_t **pred_out, ui
 			}
 			an_pace(a, &pace);
 		}
-		an_pace(a, &pace);
 	}
 	if (total >= UINT32_MAX) {
 		an_free(a, &off, (size_t)nv + 1, sizeof *off);
@@ -1029,6 +1029,7 @@ static hf_status predecessors(an *a, uint32_t **off_out, uint32_t **pred_out, ui
 		pred[off[a->dfn[a->roots[r]]]++] = 0;
 	for (uint32_t u = 0; u < a->n; u++) {
 		uint32_t du = a->dfn[u];
+		an_pace(a, &pace);
 		if (!du)
 			continue;
 		for (uint32_t k = a->succ_off[u], end = a->succ_off[u + 1]; k < end; k++) {
@@ -1037,7 +1038,6 @@ static hf_status predecessors(an *a, uint32_t **off_out, uint32_t **pred_out, ui
 				pred[off[a->dfn[v]]++] = du;
 			an_pace(a, &pace);
 		}
-		an_pace(a, &pace);
 	}
 	for (uint32_t d = nv; d > 0; d--) {
 		off[d] = off[d - 1];

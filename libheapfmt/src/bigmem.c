@@ -11,8 +11,8 @@
  * every 2 ms (0.5 ms above half the limit) and, above the limit, releases the mapped pages of the arrays
  * (madvise MADV_DONTNEED), a window at a time in turn, until the process is
  * a quarter under the limit.  The thread that walks the arrays takes the
- * same look itself when the watcher is late (hf_bigmem_pace, called from
- * its long loops).  Released pages stay in the kernel's page cache
+ * same look itself whenever none was taken for 0.25 ms near the limit (2 ms
+ * else): hf_bigmem_pace, called from its long loops.  Released pages stay in the kernel's page cache
  * while memory is free, and come back on the next access with a minor
  * fault; when memory is short the kernel writes them to the file and reads
  * them back: the arrays are out of core only as far as the machine needs.
@@ -199,8 +199,9 @@ static void *watch(void *arg)
 		}
 		if (m->nmaps)
 			enforce(m);
+		bool near = m->near;     /* (hf_bigmem_pace's looks write it too) */
 		pthread_mutex_unlock(&m->mu);
-		nanosleep(&(struct timespec){ 0, m->near ? WATCH_NEAR_NS : WATCH_NS }, NULL);
+		nanosleep(&(struct timespec){ 0, near ? WATCH_NEAR_NS : WATCH_NS }, NULL);
 	}
 	return NULL;
 }
@@ -460,8 +461,10 @@ void hf_bigmem_test_look(hf_bigmem *m)
 	unlock(m);
 }
 
-/* The computing thread's own look, when the watching thread has not
- * looked for PACE_NS (above half the limit; else WATCH_NS).  The watcher
+/* The computing thread's own look, when no look (its own or the watcher's)
+ * was taken for PACE_NS (above half the limit; else WATCH_NS): near the
+ * limit it looks between two of the watcher's, and when the watcher runs
+ * late, in its stead.  The watcher
  * alone did not keep up: a loop over arrays released a moment before maps
  * them back a 2 MiB folio a fault, tens of MiB a millisecond, and with both
  * cores busy the watcher sometimes ran only milliseconds later.  On the
@@ -471,7 +474,7 @@ void hf_bigmem_test_look(hf_bigmem *m)
  * (four runs); with these looks, 564 MiB.  The thread that faults the pages
  * back cannot outrun its own looks.  A look reads /proc/self/statm (about
  * 2 us); otherwise this reads the clock (about 30 ns), so long loops call
- * it every hundred steps or so (analysis.c, an_pace). */
+ * it every hundred steps or so (analysis.c, an_pace: 128). */
 void hf_bigmem_pace(hf_bigmem *m)
 {
 	if (!m->limit || now_ns() < atomic_load_explicit(&m->pace_at, memory_order_relaxed))

@@ -665,9 +665,9 @@ void hf_bigmem_release(hf_bigmem *m, void *p);
  * process above the limit all the same (then it backs off). */
 uint64_t hf_bigmem_released(hf_bigmem *m, uint64_t *sweeps);
 void hf_bigmem_free(hf_bigmem *m);
-/* For the thread that walks the arrays, every thousand steps or so of a
- * long loop: looks at the resident size itself (and releases) when the
- * watching thread has not for a while (bigmem.c says why); cheap otherwise. */
+/* For the thread that walks the arrays, every hundred steps or so of a
+ * long loop: looks at the resident size itself (and releases) when no look
+ * was taken for a while (bigmem.c says why); a clock read otherwise. */
 void hf_bigmem_pace(hf_bigmem *m);
 /* For the tests: when set, hf_bigmem_new starts no watching thread and the
  * test takes each look itself with hf_bigmem_test_look (what the thread
