@@ -405,9 +405,17 @@ feed() { # feed FIFO: in the background; the feeder's pid in $feeder
 	sh -c "gzip -dc '$sample' | head -c 65536; exec sleep 60" >"$1" &
 	feeder=$!
 }
-stop_when_tmp() { # stop_when_tmp SIGNAL DIR PID: signals PID once DIR holds a temporary file; its exit status in $rc
+wait_tmp() { # wait_tmp DIR: until DIR holds a temporary file (10 s at most)
 	n=0
-	while [ $n -lt 200 ] && ! ls -a "$2" | grep -q tmp-; do sleep 0.05; n=$((n + 1)); done
+	while [ $n -lt 200 ] && ! ls -a "$1" | grep -q tmp-; do sleep 0.05; n=$((n + 1)); done
+}
+batch_child() { # batch_child DIR BATCH: once DIR holds a temporary file, BATCH's conversion's pid in $child
+	wait_tmp "$1"
+	sleep 0.3        # past the file's creation, to its name told to the batch
+	child=$(grep -l "^PPid:[[:space:]]*$2\$" /proc/[0-9]*/status 2>/dev/null | head -n 1 | cut -d/ -f3)
+}
+stop_when_tmp() { # stop_when_tmp SIGNAL DIR PID: signals PID once DIR holds a temporary file; its exit status in $rc
+	wait_tmp "$2"
 	kill -s "$1" "$3"
 	wait "$3"
 	rc=$?
@@ -468,10 +476,7 @@ if command -v mkfifo >/dev/null; then
 		feed "$t/stop.fifo"
 		"$tools/hprof2ndjson" -j 1 -o "$t/stopbatch" "$t/stop.fifo" "$sample" >/dev/null 2>&1 &
 		batch=$!
-		n=0
-		while [ $n -lt 200 ] && ! ls -a "$t/stopbatch" | grep -q tmp-; do sleep 0.05; n=$((n + 1)); done
-		sleep 0.3        # past the file's creation, to its name told to the batch
-		child=$(grep -l "^PPid:[[:space:]]*$batch\$" /proc/[0-9]*/status 2>/dev/null | head -n 1 | cut -d/ -f3)
+		batch_child "$t/stopbatch" "$batch"
 		[ -n "$child" ] && kill -s STOP "$child"
 		kill -s TERM "$batch"
 		wait "$batch"
@@ -492,10 +497,7 @@ if command -v mkfifo >/dev/null; then
 		# the batch must still see how its conversions ended.
 		(trap '' CHLD; exec "$tools/hprof2heapdb" -j 1 -o "$t/killbatch" "$t/kill.fifo" "$sample") >"$t/out" 2>"$t/err" &
 		batch=$!
-		n=0
-		while [ $n -lt 200 ] && ! ls -a "$t/killbatch" | grep -q tmp-; do sleep 0.05; n=$((n + 1)); done
-		sleep 0.3        # past the file's creation, to its name told to the batch
-		child=$(grep -l "^PPid:[[:space:]]*$batch\$" /proc/[0-9]*/status 2>/dev/null | head -n 1 | cut -d/ -f3)
+		batch_child "$t/killbatch" "$batch"
 		[ -n "$child" ] && kill -s KILL "$child"
 		wait "$batch"
 		rc=$?

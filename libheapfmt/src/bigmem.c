@@ -12,9 +12,9 @@
  * (madvise MADV_DONTNEED), a window at a time in turn, until the process is
  * a quarter under the limit.  The thread that walks the arrays takes the
  * same look itself whenever none was taken for 0.25 ms near the limit (2 ms
- * else): hf_bigmem_pace, called from its long loops.  Released pages stay in the kernel's page cache
- * while memory is free, and come back on the next access with a minor
- * fault; when memory is short the kernel writes them to the file and reads
+ * else): hf_bigmem_pace, called from its long loops.  Released pages stay
+ * in the kernel's page cache while memory is free, and come back on the
+ * next access with a minor fault; when memory is short the kernel writes them to the file and reads
  * them back: the arrays are out of core only as far as the machine needs.
  * Nothing is lost by releasing a page of a shared file mapping.  The kernel
  * also writes the files' dirty pages to the disk in the background (after
@@ -464,14 +464,13 @@ void hf_bigmem_test_look(hf_bigmem *m)
 /* The computing thread's own look, when no look (its own or the watcher's)
  * was taken for PACE_NS (above half the limit; else WATCH_NS): near the
  * limit it looks between two of the watcher's, and when the watcher runs
- * late, in its stead.  The watcher
- * alone did not keep up: a loop over arrays released a moment before maps
- * them back a 2 MiB folio a fault, tens of MiB a millisecond, and with both
- * cores busy the watcher sometimes ran only milliseconds later.  On the
- * 5 GB benchmark dump's analysis (heapdb-analyze, limit 512 MiB, two other
- * busy processes on the two cores) the breadth-first search mapped
- * 100-250 MiB between two looks and the process peaked at 598-797 MiB
- * (four runs); with these looks, 564 MiB.  The thread that faults the pages
+ * late, in its stead.  The watcher alone did not keep up: a loop over
+ * arrays released a moment before maps them back a 2 MiB folio a fault,
+ * tens of MiB a millisecond, and with both cores busy the watcher sometimes
+ * ran only milliseconds later.  On the 5 GB benchmark dump's analysis
+ * (heapdb-analyze, limit 512 MiB, two other busy processes on the two
+ * cores) the breadth-first search mapped 100-250 MiB between two looks and
+ * the process peaked at 598-775 MiB (four runs); with these looks, 564 MiB.  The thread that faults the pages
  * back cannot outrun its own looks.  A look reads /proc/self/statm (about
  * 2 us); otherwise this reads the clock (about 30 ns), so long loops call
  * it every hundred steps or so (analysis.c, an_pace: 128). */
