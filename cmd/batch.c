@@ -507,6 +507,20 @@ int batch_run(const batch_spec *spec, const batch_opts *o, char *const *inputs, 
 			cli_usage_error("standard input cannot be one of a batch's inputs");
 			return EXIT_USAGE;
 		}
+	/* "-o out.db" read as "write to out.db" (as with cc and most tools)
+	 * would make a directory out.db holding IN's output, and sqlite3
+	 * out.db would then fail far from the cause.  A DIR that does not
+	 * exist yet and is named like an output is taken for that mistake; an
+	 * existing directory of that name is used as it is. */
+	struct stat ob;
+	size_t olen = strlen(o->outdir);
+	if (stat(o->outdir, &ob) != 0 && errno == ENOENT && ends_with(o->outdir, olen, spec->out_ext)) {
+		cli_usage_error("-o takes the directory of a batch's outputs, and %s looks like a file's"
+		                " name: to convert one input to it, give it after the input"
+		                " (%s IN %s), or make the directory first",
+		                o->outdir, cli_prog, o->outdir);
+		return EXIT_USAGE;
+	}
 	/* Children are waited for: a SIGCHLD ignored by whoever started the
 	 * batch (some supervisors do) would make the kernel reap them, and
 	 * their exit statuses would be lost. */

@@ -45,6 +45,10 @@ check "also for heapdb-analyze" expect_rc 2 "$tools/heapdb-analyze" ""
 check "a number past the range is a usage error" expect_rc 2 "$tools/hprof2ndjson" --dump=99999999999999999999 "$sample" "$t/x.ndjson"
 check "-o makes the directories above DIR too" expect_rc 0 "$tools/hprof2ndjson" -o "$t/nest/a/b" "$sample"
 check "and writes there" test -s "$t/nest/a/b/sample.ndjson"
+check "-o OUT.db (a file's name, not yet there) is a usage error" expect_rc 2 "$tools/hprof2heapdb" "$sample" -o "$t/want.db"
+check "that says how to name the output" grep -q "give it after the input (hprof2heapdb IN $t/want.db)" "$t/err"
+check "and makes no directory of that name" test ! -e "$t/want.db"
+check "an existing directory named so is used" sh -c "mkdir '$t/dir.ndjson' && '$tools/hprof2ndjson' -o '$t/dir.ndjson' '$sample' && test -s '$t/dir.ndjson/sample.ndjson'"
 
 # An hprof agent's profile (no heap dump) converts, and says so on stderr;
 # heapdiff has nothing to compare in it; a file cut before its heap dump
