@@ -286,6 +286,30 @@ check "an existing output is refused" expect_rc 3 "$tools/hprof2heapdb" "$sample
 check "and left as it was" grep -q keep "$t/exists.db"
 check "--force replaces it" expect_rc 0 "$tools/hprof2heapdb" --force "$sample" "$t/exists.db"
 check "with a database" sh -c "head -c 15 '$t/exists.db' | grep -q 'SQLite format 3'"
+# A database whose write was cut (a killed heapdb-analyze does that) keeps a
+# hot rollback journal beside it; one replaced with --force must not get it
+# (SQLite would roll the old pages back into it: another dump's, so that its
+# indexes no longer match its tables).
+"$tools/hprof2heapdb" -q "$(dirname "$sample")/leak-before.hprof.gz" "$t/hot.db"
+python3 - "$t/hot.db" <<'PY'
+import os, sqlite3, sys
+db = sqlite3.connect(sys.argv[1], isolation_level=None)
+db.execute("PRAGMA journal_mode=DELETE")
+db.execute("PRAGMA cache_size=1")  # spill: pages are written to the file before the commit
+db.execute("BEGIN")
+db.execute("UPDATE node SET size = size + 1")
+os._exit(0)  # no commit, no rollback: the journal stays hot
+PY
+check "(a database left with a hot journal)" test -s "$t/hot.db-journal"
+echo stale >"$t/hot.db-wal"
+check "replaced with --force" expect_rc 0 "$tools/hprof2heapdb" --force "$sample" "$t/hot.db"
+check "its journal and WAL are gone" sh -c "test ! -e '$t/hot.db-journal' && test ! -e '$t/hot.db-wal'"
+check "and the new database reads whole, read-write" test "$(python3 -c "
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+print(db.execute('PRAGMA integrity_check').fetchone()[0], db.execute('SELECT count(*) FROM node').fetchone()[0])" "$t/hot.db")" = "ok $(python3 -c "
+import sqlite3, sys
+print(sqlite3.connect(sys.argv[1]).execute('SELECT count(*) FROM node').fetchone()[0])" "$t/s.db")"
 head -c 100000 "$sample" | gzip -dc 2>/dev/null >"$t/cut.hprof"
 check "a truncated dump fails with exit 1" expect_rc 1 "$tools/hprof2heapdb" "$t/cut.hprof" "$t/cut.db"
 check "the error names an offset" grep -q "offset" "$t/err"

@@ -1252,6 +1252,35 @@ static hf_status statistics(heapdb *w, hf_error *err)
 	return st;
 }
 
+/*
+ * A rollback journal or WAL left beside the path by the database replaced
+ * (a write to it interrupted, the analysis killed) or by one deleted without
+ * them: SQLite would take it for the new file's own at its first opening for
+ * writing, and "roll it back" into that file, which it corrupts.  It belongs
+ * to no database once the new one is in place, so it goes first.
+ */
+static hf_status remove_stale_sidecars(const char *path, hf_error *err)
+{
+	static const char *const suffix[] = { "-journal", "-wal", "-shm" };
+	for (size_t i = 0; i < sizeof suffix / sizeof *suffix; i++) {
+		char *side = malloc(strlen(path) + strlen(suffix[i]) + 1);
+		if (!side)
+			return hf_error_set(err, HF_ERR_NOMEM, "out of memory");
+		strcpy(side, path);
+		strcat(side, suffix[i]);
+		int gone = unlink(side) == 0 || errno == ENOENT;
+		int e = errno;
+		if (!gone) {
+			hf_status st = hf_error_set(err, HF_ERR_IO, "cannot remove %s, which SQLite would roll back"
+			                            " into the new database: %s", side, strerror(e));
+			free(side);
+			return st;
+		}
+		free(side);
+	}
+	return HF_OK;
+}
+
 static hf_status db_finish(hf_sink *s, hf_error *err)
 {
 	heapdb *w = s->impl;
@@ -1355,6 +1384,8 @@ static hf_status db_finish(hf_sink *s, hf_error *err)
 	if (!w->opt.force && access(w->path, F_OK) == 0)
 		return hf_error_set(err, HF_ERR_IO, "%s appeared while converting; not replaced (use --force)",
 		                    w->path);
+	if ((st = remove_stale_sidecars(w->path, err)))
+		return st;
 	if (rename(w->tmp, w->path) != 0)
 		return hf_error_set(err, HF_ERR_IO, "cannot rename %s to %s: %s", w->tmp, w->path,
 		                    strerror(errno));
