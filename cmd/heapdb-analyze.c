@@ -1,10 +1,19 @@
 /* heapdb-analyze: the analysis of an existing heap database (reachability,
  * distance from the GC roots, dominators, retained sizes). */
+#define _GNU_SOURCE /* strsignal */
 #include "cli.h"
 #include "heapfmt/analysis.h"
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
 static const char help[] =
 	"Usage: heapdb-analyze [OPTION]... DB\n"
@@ -26,6 +35,97 @@ static const char help[] =
 	"Exit status: 0 success, 1 DB is not a heap database of an HPROF dump,\n"
 	"2 usage error, 3 I/O error, 4 out of memory.\n"
 	"See heapdb-analyze(1).\n";
+
+static int analyse(const char *path, const hf_analysis_options *opt, int stats_out, int progress_mode);
+
+/*
+ * The analysis writes DB in place, in one transaction: a process killed in
+ * the middle of it (Ctrl-C, a CI job's timeout, the kernel's OOM killer)
+ * leaves the transaction's rollback journal beside DB, and DB unreadable by
+ * the programs that open it read-only until something opens it for writing.
+ * So the analysis runs in a child process, and this one, which only waits,
+ * rolls the journal back when the child ends by a signal (SQLite's own
+ * recovery, on opening DB), then ends as the signal it got would have ended
+ * it, or says what killed the child.  Signals that end this process are
+ * passed on to the child (Ctrl-C reaches both anyway); SIGKILL cannot be
+ * caught, and the child, which then gets SIGKILL too, leaves the journal for
+ * the next program that opens DB for writing (heapdb-analyze DB again).
+ */
+static volatile sig_atomic_t got_signal;
+static volatile pid_t analyst;
+
+static void pass_on(int sig)
+{
+	got_signal = sig;
+	if (analyst > 0)
+		kill(analyst, sig);
+}
+
+static int analyse_apart(const char *path, const hf_analysis_options *opt, int stats_out,
+                         int progress_mode)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	fflush(NULL);
+	cli_fatal_signals_hold();
+	pid_t parent = getpid();
+	pid_t pid = fork();
+	if (pid < 0) {
+		cli_fatal_signals_release();
+		/* No process to be had: the analysis runs here, unguarded. */
+		return analyse(path, opt, stats_out, progress_mode);
+	}
+	if (pid == 0) {
+#ifdef __linux__
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(EXIT_IO);
+#endif
+		cli_fatal_signals_release();
+		exit(cli_exit(analyse(path, opt, stats_out, progress_mode)));
+	}
+	analyst = pid;
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = pass_on;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
+		struct sigaction old;
+		/* A signal ignored when the program started stays ignored. */
+		if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+			sigaction(sigs[i], &sa, NULL);
+	}
+	cli_fatal_signals_release();
+	int status;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR) {
+			fprintf(stderr, "%s: cannot wait for the analysis: %s\n", cli_prog, strerror(errno));
+			return EXIT_IO;
+		}
+	analyst = 0; /* its pid may be another process's now */
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	int sig = WTERMSIG(status);
+	if (sig == SIGPIPE && !got_signal) {
+		/* Its --stats to a reader that went away, after the commit:
+		 * ended as it would have been without the child. */
+		signal(SIGPIPE, SIG_DFL);
+		raise(SIGPIPE);
+	}
+	hf_error err;
+	hf_status st = hf_heapdb_recover(path, &err);
+	if (st) {
+		cli_report_about(path, &err);
+		return cli_exit_code(st);
+	}
+	if (got_signal) {
+		signal(got_signal, SIG_DFL);
+		raise(got_signal);
+		return EXIT_IO;
+	}
+	fprintf(stderr, "%s: %s: the analysis was killed by signal %d (%s%s); what it had not committed"
+	        " was rolled back\n", cli_prog, path, sig, strsignal(sig), sig == SIGKILL ? ": out of memory?" : "");
+	return sig == SIGKILL ? EXIT_NOMEM : EXIT_IO;
+}
 
 static int run(int argc, char **argv)
 {
@@ -73,6 +173,11 @@ static int run(int argc, char **argv)
 		cli_usage_error("a database cannot be read from standard input; name the file");
 		return EXIT_USAGE;
 	}
+	return analyse_apart(path, &opt, stats_out, progress_mode);
+}
+
+static int analyse(const char *path, const hf_analysis_options *opt, int stats_out, int progress_mode)
+{
 	hf_analysis_stats s;
 	hf_error err;
 	/* Its phases are not counted: on a terminal, a line says what runs,
@@ -86,7 +191,7 @@ static int run(int argc, char **argv)
 	char line[512];
 	snprintf(line, sizeof line, "%s: analysing %s", cli_prog, path);
 	cli_progress_status(&pr, line);
-	hf_status st = hf_heapdb_analyze(path, &opt, &s, &err);
+	hf_status st = hf_heapdb_analyze(path, opt, &s, &err);
 	cli_progress_end(&pr, st == HF_OK);
 	if (st) {
 		cli_report_about(path, &err);

@@ -314,6 +314,17 @@ head -c 100000 "$sample" | gzip -dc 2>/dev/null >"$t/cut.hprof"
 check "a truncated dump fails with exit 1" expect_rc 1 "$tools/hprof2heapdb" "$t/cut.hprof" "$t/cut.db"
 check "the error names an offset" grep -q "offset" "$t/err"
 check "and says that --salvage converts what comes before" grep -q "; --salvage converts what comes before\$" "$t/err"
+# Cut at a record's boundary: the sample without its last record, the
+# HEAP DUMP END (9 bytes) that closes its HEAP DUMP SEGMENTs. Not whole,
+# though every record in it is.
+gzip -dc "$sample" | head -c -9 >"$t/noend.hprof"
+check "a dump whose segments the file does not close fails with exit 1" expect_rc 1 "$tools/hprof2ndjson" "$t/noend.hprof" "$t/noend.ndjson"
+check "saying the file is cut short, where" grep -q "noend.hprof: offset $(wc -c <"$t/noend.hprof") (end of file): the file ends without the HEAP DUMP END that closes its HEAP DUMP SEGMENTs" "$t/err"
+check "and no output" test ! -e "$t/noend.ndjson"
+check "--salvage converts it, exit 5" expect_rc 5 "$tools/hprof2heapdb" --salvage "$t/noend.hprof" "$t/noend.db"
+check "marked incomplete" test "$(sqlite3 "$t/noend.db" "SELECT value FROM metadata WHERE key = 'heapfmt.complete'" 2>/dev/null || echo false)" = false
+check "with every object of the whole dump" test "$(sqlite3 "$t/noend.db" 'SELECT count(*) FROM node' 2>/dev/null || echo 1)" = \
+	"$(sqlite3 "$t/s.db" 'SELECT count(*) FROM node' 2>/dev/null || echo 1)"
 printf 'not a heap dump, but text long enough to be read as one\n' >"$t/junk.in"
 check "a file that is not a dump gets no such hint" expect_rc 1 "$tools/hprof2ndjson" "$t/junk.in" "$t/junk.ndjson"
 check "(it is not a dump)" sh -c "grep -q 'not an HPROF file' '$t/err' && ! grep -q salvage '$t/err'"
@@ -783,6 +794,99 @@ check "heapdb-analyze refuses it (exit 1)" expect_rc 1 "$tools/$p" "$t/d.db"
 check "the error names what is missing" grep -q "hprof_gc_root" "$t/err"
 check "and the database" grep -q "$t/d.db" "$t/err"
 check "standard input is a usage error" expect_rc 2 "$tools/$p" -
+check "a database that is not there is named with the cause" expect_rc 3 "$tools/$p" "$t/absent.db"
+check "(as other programs say it)" grep -q "cannot open $t/absent.db: No such file or directory" "$t/err"
+
+# heapdb-analyze stopped in the middle of its write: the database is as it
+# was, readable by the programs that open it read-only (the killed writer's
+# hot journal made them fail, "attempt to write a readonly database"). A
+# chain of 400,000 objects, whose analysis writes more pages than SQLite's
+# cache holds, so that the file itself is written before the commit.
+python3 - "$t/chain.hprof" 400000 <<'PY'
+import struct, sys
+n = int(sys.argv[2])
+out = bytearray(b"JAVA PROFILE 1.0.2\0" + struct.pack(">IQ", 4, 0))
+def rec(tag, body):
+    out.extend(struct.pack(">BII", tag, 0, len(body)) + body)
+for i, name in ((1, b"java/lang/Object"), (2, b"Node"), (3, b"next")):
+    rec(0x01, struct.pack(">I", i) + name)
+rec(0x02, struct.pack(">IIII", 1, 0x100, 0, 1))
+rec(0x02, struct.pack(">IIII", 2, 0x200, 0, 2))
+seg = bytearray()
+for cid, sup, size, fields in ((0x100, 0, 0, []), (0x200, 0x100, 4, [(3, 2)])):
+    seg.extend(struct.pack(">BIIIIIIIIIHHH", 0x20, cid, 0, sup, 0, 0, 0, 0, 0, size, 0, 0, len(fields)))
+    for name, ty in fields:
+        seg.extend(struct.pack(">IB", name, ty))
+seg.extend(struct.pack(">BII", 0x01, 0x1000, 1))  # ROOT JNI GLOBAL: the chain's head
+for i in range(n):
+    seg.extend(struct.pack(">BIIIII", 0x21, 0x1000 + 8 * i, 0, 0x200, 4, 0x1000 + 8 * (i + 1) if i + 1 < n else 0))
+rec(0x1C, bytes(seg))
+rec(0x2C, b"")
+open(sys.argv[1], "wb").write(out)
+PY
+"$tools/hprof2heapdb" -q --no-analysis "$t/chain.hprof" "$t/chain0.db"
+# stop_mid_write DB SIGNAL WHOM: signals heapdb-analyze (WHOM=parent) or the
+# process it analyses in (child) once DB's file has been written to.
+stop_mid_write() {
+	python3 - "$tools/heapdb-analyze" "$@" <<'PY'
+import os, signal, subprocess, sys, time
+prog, db, sig, whom = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+m0 = os.stat(db).st_mtime_ns
+p = subprocess.Popen([prog, db], stderr=open(os.path.dirname(db) + "/err", "w"),
+                     preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+while os.stat(db).st_mtime_ns == m0:
+    if p.poll() is not None:
+        sys.exit(99)  # ended before it wrote: the test proves nothing
+    time.sleep(0.0005)
+target = p.pid
+if whom == "child":
+    for d in os.listdir("/proc"):
+        try:
+            if d.isdigit() and open("/proc/%s/stat" % d).read().rsplit(")", 1)[1].split()[1] == str(p.pid):
+                target = int(d)
+        except OSError:
+            pass
+os.kill(target, sig)
+rc = p.wait()
+sys.exit(128 - rc if rc < 0 else rc)
+PY
+}
+for sig in 15 2; do
+	cp "$t/chain0.db" "$t/chain.db"
+	check "heapdb-analyze stopped by signal $sig in its write ends as killed by it" test "$(stop_mid_write "$t/chain.db" $sig parent; echo $?)" = $((128 + sig))
+	check "leaves no journal" test ! -e "$t/chain.db-journal"
+	check "and the database as it was, byte for byte" cmp -s "$t/chain.db" "$t/chain0.db"
+	check "which heapdb2ndjson reads" expect_rc 0 "$tools/heapdb2ndjson" "$t/chain.db" /dev/null
+done
+cp "$t/chain0.db" "$t/chain.db"
+check "its analysing process killed (SIGKILL, as the OOM killer does): exit 4" test "$(stop_mid_write "$t/chain.db" 9 child; echo $?)" = 4
+check "saying so" grep -q "the analysis was killed by signal 9 (Killed: out of memory?); what it had not committed was rolled back" "$t/err"
+check "the database as it was" cmp -s "$t/chain.db" "$t/chain0.db"
+check "and analysed when run again" expect_rc 0 "$tools/heapdb-analyze" --stats "$t/chain.db"
+check "(the chain's 400,000 objects and its two classes reachable, the last 399,999 from the root)" sh -c \
+	"grep -qx 'reachable=400002' '$t/out' && grep -qx 'max_distance=399999' '$t/out'"
+
+# A write cut by SIGKILL (of heapdb-analyze itself, or of any SQLite writer)
+# leaves a hot journal that only an opening for writing rolls back: the
+# read-only programs say so and how, and heapdb-analyze's opening does it.
+cp "$t/chain0.db" "$t/hot2.db"
+python3 - "$t/hot2.db" <<'PY'
+import os, sqlite3, sys
+db = sqlite3.connect(sys.argv[1], isolation_level=None)
+db.execute("PRAGMA cache_size=1")
+db.execute("BEGIN")
+db.execute("UPDATE node SET size = size + 1")
+os._exit(0)
+PY
+for c in "heapdb2ndjson - /dev/null" "heapdb2heapsnapshot - /dev/null" "heapdiff - $t/chain0.db"; do
+	set -- $c
+	prog=$1; shift
+	args=$(echo "$*" | sed "s|^-|$t/hot2.db|")
+	check "$prog of a database with a hot journal: exit 3" expect_rc 3 "$tools/$prog" $args
+	check "saying why and what to do" grep -q "a write to it was cut short and left its rollback journal beside it: open it once for writing" "$t/err"
+done
+check "heapdb-analyze rolls it back and analyses" expect_rc 0 "$tools/heapdb-analyze" "$t/hot2.db"
+check "after which it reads, every size as it was" test "$("$tools/heapdb2ndjson" "$t/hot2.db" | grep -c '"subtype":2,"dump":0,"class":512,"size":16,')" = 400000
 
 # A damaged database (cut short) is bad input, exit 1, for every reader of one.
 head -c 65536 "$t/s.db" >"$t/cutdb.db"

@@ -64,6 +64,8 @@
 #include "internal.h"
 #include <sqlite3.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
 
 #define NONE UINT32_MAX
 #define WEAK_BIT 0x80000000u        /* a successor that is a Reference.referent */
@@ -1853,18 +1855,54 @@ hf_status hf_analysis_run_beside(sqlite3 *db, const hf_analysis_options *opt,
 	return rc;
 }
 
+/* The database at path, opened for writing; a file that is not there or not
+ * a file said so as other programs say it (SQLite's "unable to open database
+ * file" names no cause). */
+static hf_status open_for_writing(const char *path, sqlite3 **db, hf_error *err)
+{
+	struct stat sb;
+	if (stat(path, &sb) != 0)
+		return hf_error_set(err, HF_ERR_IO, "cannot open %s: %s", path, strerror(errno));
+	if (S_ISDIR(sb.st_mode))
+		return hf_error_set(err, HF_ERR_IO, "cannot read %s: it is a directory", path);
+	*db = NULL;
+	if (sqlite3_open_v2(path, db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+		hf_status st = hf_error_set(err, HF_ERR_IO, "SQLite: cannot open %s: %s", path,
+		                            *db ? sqlite3_errmsg(*db) : "out of memory");
+		sqlite3_close(*db);
+		*db = NULL;
+		return st;
+	}
+	return HF_OK;
+}
+
+hf_status hf_heapdb_recover(const char *path, hf_error *err)
+{
+	sqlite3 *db = NULL;
+	hf_status rc = open_for_writing(path, &db, err);
+	if (rc)
+		return rc;
+	/* The first read takes the shared lock, and with it finds the hot
+	 * journal and plays it back. */
+	char *msg = NULL;
+	if (sqlite3_exec(db, "SELECT count(*) FROM sqlite_master", NULL, NULL, &msg) != SQLITE_OK) {
+		rc = hf_error_set(err, HF_ERR_IO, "SQLite: %s: cannot roll back the cut analysis: %s", path,
+		                  msg ? msg : "error");
+		sqlite3_free(msg);
+	}
+	if (sqlite3_close(db) != SQLITE_OK && !rc)
+		rc = hf_error_set(err, HF_ERR_IO, "SQLite: cannot close %s", path);
+	return rc;
+}
+
 hf_status hf_heapdb_analyze(const char *path, const hf_analysis_options *opt,
                             hf_analysis_stats *stats, hf_error *err)
 {
 	sqlite3 *db = NULL;
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-		hf_status st = hf_error_set(err, HF_ERR_IO, "SQLite: cannot open %s: %s", path,
-		                            db ? sqlite3_errmsg(db) : "out of memory");
-		sqlite3_close(db);
-		return st;
-	}
+	hf_status rc = open_for_writing(path, &db, err);
+	if (rc)
+		return rc;
 	char *msg = NULL;
-	hf_status rc = HF_OK;
 	/* A small page cache: the scans are sequential. */
 	if (sqlite3_exec(db, "PRAGMA cache_size=-16384; PRAGMA temp_store=FILE; PRAGMA threads=2;"
 	                     " BEGIN IMMEDIATE", NULL, NULL, &msg) != SQLITE_OK) {

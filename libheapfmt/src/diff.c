@@ -19,7 +19,7 @@ static hf_status sql_error(differ *d, const char *what)
 	int code = sqlite3_errcode(d->db) & 0xFF;
 	return hf_error_set(d->err, code == SQLITE_NOMEM ? HF_ERR_NOMEM
 	                            : hf_sqlite_damaged(code) ? HF_ERR_FORMAT : HF_ERR_IO,
-	                    "SQLite: %s: %s", what, sqlite3_errmsg(d->db));
+	                    "SQLite: %s: %s%s", what, sqlite3_errmsg(d->db), hf_sqlite_hint(d->db));
 }
 
 static hf_status exec(differ *d, const char *sql)
@@ -62,7 +62,7 @@ static hf_status attach(differ *d, const char *path, const char *schema)
 	sqlite3_free(sql);
 	if (rc != SQLITE_OK)
 		return hf_error_set(d->err, hf_sqlite_damaged(rc) ? HF_ERR_FORMAT : HF_ERR_IO,
-		                    "%s: cannot open: %s", path, sqlite3_errmsg(d->db));
+		                    "%s: cannot open: %s%s", path, sqlite3_errmsg(d->db), hf_sqlite_hint(d->db));
 	/* Reading the schema is what tells a database from another file. */
 	char q[96];
 	snprintf(q, sizeof q, "SELECT count(*) FROM %s.sqlite_schema", schema);

@@ -164,6 +164,14 @@ int hf_sqlite_damaged(int code)
 	return (code & 0xFF) == SQLITE_CORRUPT || (code & 0xFF) == SQLITE_NOTADB;
 }
 
+const char *hf_sqlite_hint(sqlite3 *db)
+{
+	return sqlite3_extended_errcode(db) == SQLITE_READONLY_ROLLBACK
+	       ? " (a write to it was cut short and left its rollback journal beside it: open it once for"
+	         " writing to roll that back, as heapdb-analyze DB or sqlite3 DB 'PRAGMA quick_check' do)"
+	       : "";
+}
+
 /* A write that failed (a full disk, a file-size limit, an I/O error): the
  * database or SQLite's temporary files, which it keeps in TMPDIR (sorting,
  * CREATE INDEX), with the system's reason when SQLite has it. */

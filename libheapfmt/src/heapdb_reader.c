@@ -54,8 +54,8 @@ static hf_status db_error(dbr *r, const char *what)
 		const char *kind = hf_kind_of_path(r->path);
 		return hf_error_set(r->err, st, "%s: not a SQLite database%s%s", r->path, HF_KIND_HINT(kind));
 	}
-	return hf_error_set(r->err, st, "%s: %s%s%s: %s", r->path, r->tag[0] ? r->tag : "",
-	                    r->tag[0] ? ": " : "", what, sqlite3_errmsg(r->db));
+	return hf_error_set(r->err, st, "%s: %s%s%s: %s%s", r->path, r->tag[0] ? r->tag : "",
+	                    r->tag[0] ? ": " : "", what, sqlite3_errmsg(r->db), hf_sqlite_hint(r->db));
 }
 
 static hf_status prep(dbr *r, sqlite3_stmt **q, const char *sql)

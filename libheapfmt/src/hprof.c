@@ -227,6 +227,7 @@ typedef struct reader {
 	/* dumps */
 	uint32_t dump;
 	int dump_open, dump_segmented;
+	int last_to_eof;     /* the last heap-dump record was read to the end of the input */
 	int warned_segments_101; /* a 1.0.1 file with segments: said once */
 	uint32_t heap;
 	hf_map heaps_seen;   /* heap id -> name sid */
@@ -4563,6 +4564,7 @@ static hf_status read_records(reader *r)
 			if ((st = heap_length(r, tag, start, &len, &to_eof)) ||
 			    (st = heap_record(r, tag, len, to_eof)))
 				return st;
+			r->last_to_eof = to_eof;
 			continue;
 		}
 		if (tag == TAG_HEAP_DUMP_END) {
@@ -4617,9 +4619,31 @@ static hf_status read_records(reader *r)
 		hf_input_consume(r->in, (size_t)len);
 	}
 	if (r->dump_open) {
-		if (r->dump_segmented && (st = warn(r, hf_input_offset(r->in),
-		                                    "the file ends without HEAP DUMP END")))
+		/* Every writer (HotSpot, ART, the hprof agent) ends its segments
+		 * with HEAP DUMP END: a file that ends without it was cut at a
+		 * record's boundary (a dump not finished, a copy cut short), and
+		 * its heap is partial, which a conversion must not pass off as
+		 * whole (spec: hprof.md §10).  With salvage, what it holds is
+		 * kept as after other damage, but the whole file was read: the
+		 * Strings waiting for arrays are looked for as in a sound run.
+		 * A last segment whose length was never written (0, read to the
+		 * end of the input) leaves no room for the END: that writer's way
+		 * is told by a warning, as before. */
+		if (r->dump_segmented && r->last_to_eof && (st = warn(r, hf_input_offset(r->in),
+		                                                      "the file ends without HEAP DUMP END")))
 			return st;
+		if (r->dump_segmented && !r->last_to_eof && !r->rescan) {
+			uint64_t at = hf_input_offset(r->in);
+			st = hf_error_at(r->err, HF_ERR_TRUNCATED, at, "end of file",
+			          "the file ends without the HEAP DUMP END that closes its HEAP DUMP SEGMENTs:"
+			          " it is cut short (the dump was not finished, or the copy was cut)");
+			if (!r->opt->salvage)
+				return st;
+			r->stats->incomplete = 1;
+			r->stats->damage = *r->err;
+			r->stats->stopped_at = at;
+			memset(r->err, 0, sizeof *r->err);
+		}
 		if ((st = dump_close(r)))
 			return st;
 	}

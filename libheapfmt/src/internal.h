@@ -529,6 +529,11 @@ const char *hf_sqlite_tmpdir(void);
  * file is damaged or not a database: bad input, as a damaged dump is
  * (heapdb.c). */
 int hf_sqlite_damaged(int code);
+/* What SQLite's message ("attempt to write a readonly database") leaves
+ * out when a read-only opening meets the hot journal of a write cut short:
+ * the cause and the way out, with a leading space; else "" (heapdb.c). */
+struct sqlite3;
+const char *hf_sqlite_hint(struct sqlite3 *db);
 int hf_tmpfd_in(const char *dir);
 /* An output's temporary file beside path ("<dir>/.<base>.tmp-XXXXXX", mode
  * 0666 less the umask, or the permission bits mode when it is not -1: those

@@ -127,7 +127,8 @@ static hf_status db_fail(exp *x, const char *what)
 		const char *kind = hf_kind_of_path(x->path);
 		return hf_error_set(x->err, st, "%s: not a SQLite database%s%s", x->path, HF_KIND_HINT(kind));
 	}
-	return hf_error_set(x->err, st, "%s: %s: %s", x->path, what, sqlite3_errmsg(x->db));
+	return hf_error_set(x->err, st, "%s: %s: %s%s", x->path, what, sqlite3_errmsg(x->db),
+	                    hf_sqlite_hint(x->db));
 }
 
 static hf_status prep(exp *x, sqlite3_stmt **q, const char *sql)

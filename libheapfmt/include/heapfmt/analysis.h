@@ -67,6 +67,12 @@ typedef struct hf_analysis_stats {
 HF_API hf_status hf_heapdb_analyze(const char *path, const hf_analysis_options *opt,
                                    hf_analysis_stats *stats, hf_error *err);
 
+/* Puts back the database at path as it was before a write that was cut
+ * short (hf_heapdb_analyze in a process killed before it ended): opened for
+ * writing, SQLite rolls back the journal such a write leaves beside it,
+ * which the programs that only read a database cannot do. */
+HF_API hf_status hf_heapdb_recover(const char *path, hf_error *err);
+
 /* The declared record type heapfmt.node_analysis: the fields of a
  * node_analysis row (absent where the column is NULL). */
 HF_API extern const hf_type hf_node_analysis_type;
