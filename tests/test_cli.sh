@@ -934,6 +934,17 @@ chmod 640 "$t/real/x.db"
 check "with it" expect_rc 0 "$tools/hprof2heapdb" -f "$sample" "$t/link.db"
 check "keeps the link and the permissions" sh -c "test -L '$t/link.db' && test \"\$(stat -c %a '$t/real/x.db')\" = 640"
 check "a database to /dev/stdout is refused" expect_rc 3 "$tools/hprof2heapdb" -f "$sample" /dev/stdout
+# (stdout a regular file there, $t/out): the reason is the descriptor, which
+# has no path for the database to be renamed onto, not the file's kind.
+desc_msg='a database cannot be written to %s (it names a descriptor, and a database is built under a temporary name and renamed): name the file'
+check "saying a descriptor cannot take a database" test "$(cat "$t/err")" = "hprof2heapdb: $(printf "$desc_msg" /dev/stdout)"
+check "and nothing written to standard output" test ! -s "$t/out"
+for fdp in /dev/fd/1 /proc/self/fd/1; do # (not $d: check's own)
+	check "a database to $fdp" expect_rc 3 "$tools/ndjson2heapdb" -f "$t/core.ndjson" "$fdp"
+	check "(the same reason)" test "$(cat "$t/err")" = "ndjson2heapdb: $(printf "$desc_msg" "$fdp")"
+done
+check "a database to /dev/null" expect_rc 3 "$tools/hprof2heapdb" -f "$sample" /dev/null
+check "is not a regular file" test "$(cat "$t/err")" = "hprof2heapdb: /dev/null is not a regular file; a database must be written to one"
 grep -v crtime "$t/real/x.ndjson" >"$t/real/x.nocrtime"
 echo first >"$t/app.ndjson"
 check "NDJSON to /dev/stdout appended by the shell" expect_rc 0 sh -c "'$tools/hprof2ndjson' '$sample' /dev/stdout >>'$t/app.ndjson'"
