@@ -207,8 +207,8 @@ static int prepare_input(const opts *o, const char *path, const char *which, cha
 		/* An hprof agent's profile converts, without objects: nothing to
 		 * compare, where every class would read as gone. */
 		if (!st && !hs.dumps)
-			st = hf_error_set(&err, HF_ERR_FORMAT,
-			                  "this file holds no heap dump (a profile of the hprof agent): nothing to compare");
+			st = hf_error_at(&err, HF_ERR_FORMAT, hf_input_offset(in), "end of file",
+			                 "this file holds no heap dump (a profile of the hprof agent): nothing to compare");
 		if (!st)
 			st = hf_sink_finish(sink, &err);
 		cli_progress_end(&pr, st == HF_OK);
@@ -216,7 +216,8 @@ static int prepare_input(const opts *o, const char *path, const char *which, cha
 	hf_sink_destroy(sink, st == HF_OK);
 	hf_input_close(in);
 	if (st) {
-		cli_report(path, &err);
+		/* Named whatever the error (which of the two inputs?). */
+		cli_report_about(path, &err);
 		return cli_exit_code(st);
 	}
 	return EXIT_OK;

@@ -60,6 +60,11 @@ static hf_status run(void *ctx, cli_run *r, hf_error *err)
 		fprintf(stderr, "%s: %s: warning: the records end without heapfmt.complete: the program that "
 		        "wrote them stopped early, and the database holds what it wrote\n",
 		        cli_prog, cli_input_name(r->in));
+	else if (!st && stats.after_complete)
+		fprintf(stderr, "%s: %s: warning: records from line %llu on follow heapfmt.complete (line %llu), "
+		        "which ends a stream (were streams joined or lines appended?); the database holds them all\n",
+		        cli_prog, cli_input_name(r->in), (unsigned long long)stats.after_complete,
+		        (unsigned long long)stats.complete_line);
 	if (!st && stats.unknown_keys) {
 		char num[32];
 		snprintf(num, sizeof num, "%llu", (unsigned long long)stats.unknown_keys);

@@ -619,7 +619,7 @@ decl_fails "record types whose derived tables collide" 'table name "a_b_c" is ta
 decl_fails "tables that differ only in case" 'table name "T1" is taken by the table "t1"' \
 	"$rt\"one\",\"table\":\"t1\",$f" "$rt\"two\",\"table\":\"T1\",$f"
 decl_fails "a node type's table taken by a record type" 'table name "node_w" is taken' \
-	'{"record":"node_type","subtype":9,"name":"w","fields":[]}' "$rt\"r\",\"table\":\"node_w\",$f"
+	'{"record":"node_type","subtype":9,"name":"w","table":"node_w","fields":[]}' "$rt\"r\",\"table\":\"node_w\",$f"
 for core in node edge strings metadata node_types edge_types record_types type_fields \
 	node_analysis dump_analysis edge_by_dest SQLite_x; do
 	decl_fails "a table named $core" "table name \"$core\" is one of the database's own" \
@@ -641,6 +641,63 @@ for key in identifier subtype dump class size heap record node_identifier Dump; 
 	decl_fails "a node field named $key" "node type \"weird\": a field cannot be named \"$key\"" \
 		"{\"record\":\"node_type\",\"subtype\":9,\"name\":\"weird\",\"table\":\"node_x\",\"fields\":[{\"name\":\"$key\",\"type\":\"int\"}]}"
 done
+# Every key the schema requires of a core record (heapfmt.schema.json) is
+# needed, and null is no value: a node, edge, string, metadata or type line
+# without one, or with null for it, is bad input naming the line, the record
+# and the key (they were read as 0 before).
+nt='{"record":"node_type","subtype":2,"name":"inst","table":"node_inst","fields":[]}'
+et='{"record":"edge_type","subtype":1,"name":"f","label":"string"}'
+core_fails() { # core_fails RECORD KEY WHAT LINE: LINE, after nt and et, lacks KEY
+	decl_fails "$1 $3 \"$2\"" "\"$2\" is $3" "$nt" "$et" "$4"
+	check "$1 $3 \"$2\": the record and the key named" \
+		grep -q "^ndjson2heapdb: $t/decl.ndjson: offset [0-9]* (line 4, $1): \"$2\" is $3" "$t/err"
+}
+node='{"record":"node","identifier":5,"subtype":2,"dump":0,"class":7,"size":16,"heap":0}'
+edge='{"record":"edge","subtype":1,"source":5,"dest":6,"label":3,"dump":0}'
+str='{"record":"string","id":3,"data":"x"}'
+meta='{"record":"metadata","key":"k","value":"v"}'
+for key in identifier subtype dump class size heap; do
+	core_fails node "$key" missing "$(echo "$node" | sed "s/,\"$key\":[0-9]*//")"
+done
+for key in subtype source dest label dump; do
+	core_fails edge "$key" missing "$(echo "$edge" | sed "s/,\"$key\":[0-9]*//")"
+done
+for key in subtype class heap; do
+	core_fails node "$key" 'null (a value is required)' "$(echo "$node" | sed "s/\"$key\":[0-9]*/\"$key\":null/")"
+done
+for key in label dump; do
+	core_fails edge "$key" 'null (a value is required)' "$(echo "$edge" | sed "s/\"$key\":[0-9]*/\"$key\":null/")"
+done
+core_fails string id missing '{"record":"string","data":"x"}'
+core_fails string data 'null (a value is required)' '{"record":"string","id":3,"data":null}'
+core_fails metadata value missing '{"record":"metadata","key":"k"}'
+core_fails metadata key 'null (a value is required)' '{"record":"metadata","key":null,"value":"v"}'
+core_fails node_type table missing '{"record":"node_type","subtype":3,"name":"arr","fields":[]}'
+core_fails node_type fields missing '{"record":"node_type","subtype":3,"name":"arr","table":"node_arr"}'
+core_fails node_type subtype 'null (a value is required)' '{"record":"node_type","subtype":null,"name":"arr","table":"node_arr","fields":[]}'
+core_fails edge_type label missing '{"record":"edge_type","subtype":2,"name":"g"}'
+core_fails edge_type name 'null (a value is required)' '{"record":"edge_type","subtype":2,"name":null,"label":"none"}'
+core_fails record_type fields 'null (a value is required)' '{"record":"record_type","name":"x.r","fields":null}'
+# The complete lines load (each key there once, none null).
+printf '%s\n' "$nt" "$et" "$node" "$edge" "$str" "$meta" >"$t/core.ndjson"
+check "the complete core records load" expect_rc 0 "$tools/ndjson2heapdb" "$t/core.ndjson" "$t/core.db"
+check "with their values" test "$(sqlite3 "$t/core.db" 'SELECT identifier, class, size FROM node; SELECT label FROM edge')" = "5|7|16
+3"
+# The finding's own case: a real conversion's declarations, then a node
+# without dump/class/size/heap: refused at that line, nothing left.
+"$tools/hprof2ndjson" "$sample" | grep -v '"record":"\(node\|edge\|string\)"' >"$t/reald.ndjson"
+nd=$(($(wc -l <"$t/reald.ndjson") + 1))
+{ cat "$t/reald.ndjson"; echo '{"record":"node","identifier":5,"subtype":2}'; } >"$t/realn.ndjson"
+check "a real stream's node without dump, class, size, heap" expect_rc 1 "$tools/ndjson2heapdb" "$t/realn.ndjson" "$t/realn.db"
+check "is refused at its line, naming dump" grep -q "^ndjson2heapdb: $t/realn.ndjson: offset [0-9]* (line $nd, node): \"dump\" is missing\$" "$t/err"
+check "(no database)" test ! -e "$t/realn.db"
+# heapfmt.complete ends a stream (schema/README.md): records after it load,
+# with a warning naming the first one's line and heapfmt.complete's, and
+# not the warning of a stream cut short.
+{ cat "$t/reald.ndjson"; echo; echo "$str"; } >"$t/after.ndjson"
+check "records after heapfmt.complete" expect_rc 0 "$tools/ndjson2heapdb" "$t/after.ndjson" "$t/after.db"
+check "are warned of, naming the lines" test "$(cat "$t/err")" = "ndjson2heapdb: $t/after.ndjson: warning: records from line $((nd + 1)) on follow heapfmt.complete (line $((nd - 1))), which ends a stream (were streams joined or lines appended?); the database holds them all"
+check "and loaded" test "$(sqlite3 "$t/after.db" 'SELECT data FROM strings WHERE stringid = 3')" = x
 # A table of 64 bytes, fields named like common keys in a record type, and
 # the analysis of hprof2ndjson --analysis (table node_analysis) are fine.
 { echo "$rt\"a.bcdefghijbcdefghijbcdefghijbcdefghijbcdefghijbcdefghijbcdefghi\",\"fields\":[{\"name\":\"dump\",\"type\":\"int\"},{\"name\":\"size\",\"type\":\"int\"}]}"
@@ -936,11 +993,11 @@ sys.exit(got != want)" "$t/series.ndjson"
 python3 -c "
 n, e, r = 20000, 100000, 500
 print('{\"record\":\"metadata\",\"key\":\"version_major\",\"value\":\"1\"}')
-print('{\"record\":\"node_type\",\"subtype\":1,\"name\":\"t\"}')
+print('{\"record\":\"node_type\",\"subtype\":1,\"name\":\"t\",\"table\":\"node_t\",\"fields\":[]}')
 for i in range(n): print('{\"record\":\"edge_type\",\"subtype\":%d,\"name\":\"e%d\",\"label\":\"none\"}' % (i, i))
 for i in range(r): print('{\"record\":\"record_type\",\"name\":\"r%d\",\"fields\":[{\"name\":\"v\",\"type\":\"int\",\"indexed\":true}]}' % i)
-for i in range(e): print('{\"record\":\"edge\",\"subtype\":%d,\"source\":%d,\"dest\":2,\"dump\":0}' % (n - 1 if i % 2 else 0, i))
-print('{\"record\":\"node\",\"identifier\":1,\"subtype\":1,\"dump\":0}')
+for i in range(e): print('{\"record\":\"edge\",\"subtype\":%d,\"source\":%d,\"dest\":2,\"label\":0,\"dump\":0}' % (n - 1 if i % 2 else 0, i))
+print('{\"record\":\"node\",\"identifier\":1,\"subtype\":1,\"dump\":0,\"class\":0,\"size\":0,\"heap\":0}')
 for i in range(r): print('{\"record\":\"r%d\",\"v\":%d}' % (r - 1 - i, i))
 " >"$t/types.ndjson"
 check "ndjson2heapdb of 20,000 edge types and 500 record types" expect_rc 0 "$tools/ndjson2heapdb" "$t/types.ndjson" "$t/types.db"
@@ -958,19 +1015,19 @@ sys.exit(not ok)" "$t/types2.ndjson"
 # themselves and tables and indexes with all earlier ones'.
 python3 -c "
 n = 30000
-print('{\"record\":\"node_type\",\"subtype\":1,\"name\":\"t\",\"fields\":[%s]}' % ','.join(
+print('{\"record\":\"node_type\",\"subtype\":1,\"name\":\"t\",\"table\":\"node_t\",\"fields\":[%s]}' % ','.join(
     '{\"name\":\"%s\",\"type\":\"int\"}' % ('F7' if i == n - 1 else 'f%d' % i) for i in range(n)))" >"$t/fields.ndjson"
 check "a field declared twice among 30,000" expect_rc 1 "$tools/ndjson2heapdb" "$t/fields.ndjson" "$t/fields.db"
 check "is named" grep -q 'field "F7" is declared twice (names are compared ignoring case)' "$t/err"
-printf '%s\n' '{"record":"node_type","subtype":1,"name":"t","fields":[{"name":"a","type":"int"},{"name":"b","type":"int"},{"name":"A","type":"int"},{"name":"c","type":"nope"},{"name":"B","type":"int"}]}' >"$t/fields2.ndjson"
+printf '%s\n' '{"record":"node_type","subtype":1,"name":"t","table":"node_t","fields":[{"name":"a","type":"int"},{"name":"b","type":"int"},{"name":"A","type":"int"},{"name":"c","type":"nope"},{"name":"B","type":"int"}]}' >"$t/fields2.ndjson"
 check "the first twice before a later field's error" expect_rc 1 "$tools/ndjson2heapdb" "$t/fields2.ndjson" "$t/fields2.db"
 check "(A, not the kind of c)" grep -q 'field "A" is declared twice' "$t/err"
-printf '%s\n' '{"record":"node_type","subtype":1,"name":"t","fields":[{"name":"a","type":"int"},{"name":"c","type":"nope"},{"name":"A","type":"int"}]}' >"$t/fields3.ndjson"
+printf '%s\n' '{"record":"node_type","subtype":1,"name":"t","table":"node_t","fields":[{"name":"a","type":"int"},{"name":"c","type":"nope"},{"name":"A","type":"int"}]}' >"$t/fields3.ndjson"
 check "a field's error before a later field twice" expect_rc 1 "$tools/ndjson2heapdb" "$t/fields3.ndjson" "$t/fields3.db"
 check "(the kind of c)" grep -q 'field "c": kind "nope" is not known' "$t/err"
 python3 -c "
-for i in range(1000): print('{\"record\":\"record_type\",\"name\":\"r%d\",\"table\":\"T%d\"}' % (i, i))
-print('{\"record\":\"record_type\",\"name\":\"x\",\"table\":\"t999\"}')" >"$t/tables.ndjson"
+for i in range(1000): print('{\"record\":\"record_type\",\"name\":\"r%d\",\"table\":\"T%d\",\"fields\":[]}' % (i, i))
+print('{\"record\":\"record_type\",\"name\":\"x\",\"table\":\"t999\",\"fields\":[]}')" >"$t/tables.ndjson"
 check "a table name taken among 1,000" expect_rc 1 "$tools/ndjson2heapdb" "$t/tables.ndjson" "$t/tables.db"
 check "is named with its owner" grep -q 'table name "t999" is taken by the table "T999" of type "r999"' "$t/err"
 # 20,000 indexed fields: as many index names taken, each checked against
@@ -983,7 +1040,7 @@ check "is refused at SQLite's column limit" grep -q 'type r: 20000 fields, more 
 # A 4097th node or record type is refused: SQLite's time to create a table
 # grows with the tables there are.
 python3 -c "
-for i in range(4097): print('{\"record\":\"record_type\",\"name\":\"x.t%d\",\"table\":\"t%d\"}' % (i, i))" >"$t/many4097.ndjson"
+for i in range(4097): print('{\"record\":\"record_type\",\"name\":\"x.t%d\",\"table\":\"t%d\",\"fields\":[]}' % (i, i))" >"$t/many4097.ndjson"
 check "4097 record types" expect_rc 1 "$tools/ndjson2heapdb" "$t/many4097.ndjson" "$t/many4097.db"
 check "are one too many" grep -q 'type x.t4096: more than 4096 node and record types, each a table' "$t/err"
 # An output path that is a symbolic link: the file it leads to is replaced
@@ -1005,6 +1062,17 @@ chmod 640 "$t/real/x.db"
 check "with it" expect_rc 0 "$tools/hprof2heapdb" -f "$sample" "$t/link.db"
 check "keeps the link and the permissions" sh -c "test -L '$t/link.db' && test \"\$(stat -c %a '$t/real/x.db')\" = 640"
 check "a database to /dev/stdout is refused" expect_rc 3 "$tools/hprof2heapdb" -f "$sample" /dev/stdout
+# (stdout a regular file there, $t/out): the reason is the descriptor, which
+# has no path for the database to be renamed onto, not the file's kind.
+desc_msg='a database cannot be written to %s (it names a descriptor, and a database is built under a temporary name and renamed): name the file'
+check "saying a descriptor cannot take a database" test "$(cat "$t/err")" = "hprof2heapdb: $(printf "$desc_msg" /dev/stdout)"
+check "and nothing written to standard output" test ! -s "$t/out"
+for fdp in /dev/fd/1 /proc/self/fd/1; do # (not $d: check's own)
+	check "a database to $fdp" expect_rc 3 "$tools/ndjson2heapdb" -f "$t/core.ndjson" "$fdp"
+	check "(the same reason)" test "$(cat "$t/err")" = "ndjson2heapdb: $(printf "$desc_msg" "$fdp")"
+done
+check "a database to /dev/null" expect_rc 3 "$tools/hprof2heapdb" -f "$sample" /dev/null
+check "is not a regular file" test "$(cat "$t/err")" = "hprof2heapdb: /dev/null is not a regular file; a database must be written to one"
 grep -v crtime "$t/real/x.ndjson" >"$t/real/x.nocrtime"
 echo first >"$t/app.ndjson"
 check "NDJSON to /dev/stdout appended by the shell" expect_rc 0 sh -c "'$tools/hprof2ndjson' '$sample' /dev/stdout >>'$t/app.ndjson'"

@@ -25,6 +25,7 @@ Usage: test_heapdiff.py TOOLS_DIR TESTDATA_HPROF_DIR [V8_SNAPSHOT]
 """
 import json
 import os
+import struct
 import sys
 import tempfile
 
@@ -129,6 +130,21 @@ def main():
         with open(junk, "w") as f:
             f.write("not a heap\n" * 10)
         check(run([heapdiff, junk, dbs[1]])[0] == 1, "a file that is neither: exit 1")
+        # A profile of the hprof agent (a HEAP SUMMARY, no heap dump), as the
+        # first input or the second: the error names that one, where it
+        # ended (64 bytes), and not the other.
+        prof = os.path.join(t, "agent.hprof")
+        with open(prof, "wb") as f:
+            f.write(b"JAVA PROFILE 1.0.2\0" + struct.pack(">IQ", 8, 0))
+            f.write(struct.pack(">BII", 0x07, 0, 24) + struct.pack(">IIQQ", 4096, 10, 8192, 20))
+        for args in ([prof, before], [before, prof], [prof, dbs[1]]):
+            rc, _, err = run([heapdiff] + args)
+            check(rc == 1 and err == "heapdiff: %s: offset 64 (end of file): this file holds no heap "
+                  "dump (a profile of the hprof agent): nothing to compare\n" % prof,
+                  "heapdiff %s: exit 1 naming the profile (%d: %r)" % (" ".join(args), rc, err))
+        rc, _, err = run([heapdiff, dbs[0], junk])
+        check(rc == 1 and err.startswith("heapdiff: %s: " % junk) and err.count("\n") == 1,
+              "a junk second input is named (%d: %r)" % (rc, err))
         check(run([heapdiff, os.path.join(t, "absent"), dbs[1]])[0] == 3, "a missing file: exit 3")
         check(run([heapdiff, dbs[0]])[0] == 2, "one argument: exit 2")
         check(run([heapdiff, "--fail-count=x", dbs[0], dbs[1]])[0] == 2, "a bad number: exit 2")

@@ -970,22 +970,22 @@ static void test_ndjson_big_values(void)
 		"{\"record\":\"node_type\",\"subtype\":41,\"name\":\"thing\",\"table\":\"node_thing\","
 		"\"fields\":[{\"name\":\"shape\",\"type\":\"json\"},{\"name\":\"tag\",\"type\":\"text\"}]}\n";
 	static const char *const good[] = {
-		"{\"record\":\"node\",\"identifier\":1,\"subtype\":41,\"shape\":[1, 2,\t3 ,{\"a\" :[\"\\u00e9\\\"]\"]}]}",
-		"{\"record\":\"node\",\"identifier\":2,\"subtype\":41,\"shape\":{\"x\":[[[]]],\"y\":-1.5e3},\"tag\":\"[t]\"}",
-		"{ \"shape\" : [ ] , \"record\":\"node\",\"identifier\":18446744073709551615,\"subtype\":41 }",
-		"{\"record\":\"node\",\"identifier\":4,\"subtype\":41,\"shape\":[9223372036854775808,\"}\"]}",
-		"{\"record\":\"node\",\"identifier\":5,\"subtype\":41,\"shape\":\"plain string\"}",
+		"{\"record\":\"node\",\"identifier\":1,\"subtype\":41,\"dump\":0,\"class\":0,\"size\":0,\"heap\":0,\"shape\":[1, 2,\t3 ,{\"a\" :[\"\\u00e9\\\"]\"]}]}",
+		"{\"record\":\"node\",\"identifier\":2,\"subtype\":41,\"dump\":0,\"class\":0,\"size\":0,\"heap\":0,\"shape\":{\"x\":[[[]]],\"y\":-1.5e3},\"tag\":\"[t]\"}",
+		"{ \"shape\" : [ ] , \"record\":\"node\",\"identifier\":18446744073709551615,\"subtype\":41,\"dump\":0,\"class\":0,\"size\":0,\"heap\":0 }",
+		"{\"record\":\"node\",\"identifier\":4,\"subtype\":41,\"dump\":0,\"class\":0,\"size\":0,\"heap\":0,\"shape\":[9223372036854775808,\"}\"]}",
+		"{\"record\":\"node\",\"identifier\":5,\"subtype\":41,\"dump\":0,\"class\":0,\"size\":0,\"heap\":0,\"shape\":\"plain string\"}",
 	};
 	static const char *const bad[] = {
-		"{\"record\":\"node\",\"identifier\":6,\"subtype\":41,\"shape\":[1,2,]}",
-		"{\"record\":\"node\",\"identifier\":7,\"subtype\":41,\"shape\":[1e999]}",
-		"{\"record\":\"node\",\"identifier\":8,\"subtype\":41,\"shape\":{\"\\u0000\":1}}",
-		"{\"record\":\"node\",\"identifier\":9,\"subtype\":41,\"shape\":[\"\xc0\x80\"]}",
-		"{\"record\":\"node\",\"identifier\":10,\"subtype\":41,\"tag\":[\"not text\"]}",
-		"{\"record\":\"node\",\"identifier\":11,\"subtype\":41,\"shape\":[1] ,}",
-		"{\"record\":\"node\",\"identifier\":12,\"subtype\":41,\"shape\":[1]]}",
-		"{\"record\":\"node\",\"identifier\":13,\"subtype\":41,\"shape\":[\"\\uD800\"]}",
-		"{\"record\":\"node\",\"identifier\":14,\"subtype\":41,\"shape\":[1],\"x\":01}",
+		"{\"record\":\"node\",\"identifier\":6,\"subtype\":41,\"dump\":0,\"class\":0,\"size\":0,\"heap\":0,\"shape\":[1,2,]}",
+		"{\"record\":\"node\",\"identifier\":7,\"subtype\":41,\"dump\":0,\"class\":0,\"size\":0,\"heap\":0,\"shape\":[1e999]}",
+		"{\"record\":\"node\",\"identifier\":8,\"subtype\":41,\"dump\":0,\"class\":0,\"size\":0,\"heap\":0,\"shape\":{\"\\u0000\":1}}",
+		"{\"record\":\"node\",\"identifier\":9,\"subtype\":41,\"dump\":0,\"class\":0,\"size\":0,\"heap\":0,\"shape\":[\"\xc0\x80\"]}",
+		"{\"record\":\"node\",\"identifier\":10,\"subtype\":41,\"dump\":0,\"class\":0,\"size\":0,\"heap\":0,\"tag\":[\"not text\"]}",
+		"{\"record\":\"node\",\"identifier\":11,\"subtype\":41,\"dump\":0,\"class\":0,\"size\":0,\"heap\":0,\"shape\":[1] ,}",
+		"{\"record\":\"node\",\"identifier\":12,\"subtype\":41,\"dump\":0,\"class\":0,\"size\":0,\"heap\":0,\"shape\":[1]]}",
+		"{\"record\":\"node\",\"identifier\":13,\"subtype\":41,\"dump\":0,\"class\":0,\"size\":0,\"heap\":0,\"shape\":[\"\\uD800\"]}",
+		"{\"record\":\"node\",\"identifier\":14,\"subtype\":41,\"dump\":0,\"class\":0,\"size\":0,\"heap\":0,\"shape\":[1],\"x\":01}",
 	};
 	hf_buf all;
 	hf_buf_init(&all);

@@ -1499,9 +1499,16 @@ hf_status hf_ddm_read(hf_input *in, hf_sink *sink, const hf_ddm_options *opt,
 	static const char *const shape_names[] = { "auto", "jdwp", "chunks", "payload" };
 	if ((st = ddm_meta(&s->c, "ddm.shape", shape_names[shape])))
 		goto out;
-	if (shape == HF_DDM_SHAPE_JDWP)
+	if (shape == HF_DDM_SHAPE_JDWP) {
 		st = read_jdwp(s);
-	else if (shape == HF_DDM_SHAPE_CHUNKS)
+		/* The handshake and nothing after it holds no more than an empty
+		 * input does, and is refused as one is (--salvage too). */
+		if (!st && !stats->packets) {
+			st = hf_error_at(err, HF_ERR_FORMAT, hf_input_offset(in), "input",
+			                 "the input holds only the JDWP handshake, no packet after it");
+			goto out;
+		}
+	} else if (shape == HF_DDM_SHAPE_CHUNKS)
 		st = read_chunks(s);
 	else
 		st = read_payload(s);

@@ -1476,6 +1476,13 @@ hf_status hf_heapdb_sink_open(hf_sink **out, const char *path, const hf_heapdb_o
 		return hf_error_set(err, HF_ERR_NOMEM, "out of memory");
 	if (t.in_place || t.is_dir) {
 		free(t.path);
+		/* The database is built under a temporary name and renamed onto
+		 * its path: a descriptor (stdout redirected to a file, say) has
+		 * no path to rename onto, whatever it is open on. */
+		if (t.is_fd && !t.is_dir)
+			return hf_error_set(err, HF_ERR_IO, "a database cannot be written to %s (it names a descriptor, "
+			                    "and a database is built under a temporary name and renamed): name the file",
+			                    path);
 		return hf_error_set(err, HF_ERR_IO, "%s is not a regular file; a database must be written to one",
 		                    path);
 	}

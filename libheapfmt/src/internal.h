@@ -552,10 +552,11 @@ void hf_temp_drop(char **tmp);
  * beside and rename onto: the path given, or the file its symbolic links
  * lead to (the links stay, as a shell's redirection leaves them); mode is
  * that file's permission bits when it exists (-1 when not), for its
- * replacement.  is_dir: a directory is there.  0, or ENOMEM. */
+ * replacement.  is_dir: a directory is there.  is_fd (with in_place): path
+ * is, or its links lead to, a descriptor's name.  0, or ENOMEM. */
 typedef struct hf_out_target {
 	char *path;
-	int in_place, is_dir, mode;
+	int in_place, is_dir, mode, is_fd;
 } hf_out_target;
 int hf_out_resolve(const char *path, hf_out_target *t);
 /* The descriptor a path names (/dev/stdout, /dev/stderr, /dev/fd/N,

@@ -163,6 +163,7 @@ typedef struct reader {
 	} *names;
 	size_t nnames, capnames;
 	int heapfmt_stream, complete_last; /* metadata seen; the last record (stats->unfinished) */
+	uint64_t complete_line; /* the line of the first heapfmt.complete, or 0 */
 } reader;
 
 static hf_status fail(reader *r, hf_status status, const char *fmt, ...)
@@ -719,6 +720,17 @@ static kv *find(reader *r, const char *key)
 
 static int is_null(const kv *x) { return x->vl == 4 && !memcmp(x->v, "null", 4); }
 
+/* A key the schema requires (schema/heapfmt.schema.json) that the line
+ * lacks, or gives as null: the format has no null for a required value
+ * (schema/README.md), and reading it as 0 made a record of values the
+ * line never held. */
+static hf_status need(reader *r, const char *key, const kv *x)
+{
+	if (!x)
+		return fail(r, HF_ERR_FORMAT, "\"%s\" is missing", key);
+	return fail(r, HF_ERR_FORMAT, "\"%s\" is null (a value is required)", key);
+}
+
 static int parse_u64(const char *s, size_t n, uint64_t *out)
 {
 	if (!n || n > 20)
@@ -755,20 +767,17 @@ static hf_status get_u64(reader *r, const char *key, int required, uint64_t *out
 {
 	kv *x = find(r, key);
 	*out = 0;
-	if (!x || is_null(x)) {
-		if (required)
-			return fail(r, HF_ERR_FORMAT, "\"%s\" is missing", key);
-		return HF_OK;
-	}
+	if (!x || is_null(x))
+		return required ? need(r, key, x) : HF_OK;
 	if (!parse_u64(x->v, x->vl, out))
 		return fail(r, HF_ERR_FORMAT, "\"%s\" is not an unsigned 64-bit integer", key);
 	return HF_OK;
 }
 
-static hf_status get_u32(reader *r, const char *key, uint32_t *out)
+static hf_status get_u32(reader *r, const char *key, int required, uint32_t *out)
 {
 	uint64_t v;
-	hf_status s = get_u64(r, key, 0, &v);
+	hf_status s = get_u64(r, key, required, &v);
 	if (s)
 		return s;
 	if (v > UINT32_MAX)
@@ -781,8 +790,8 @@ static hf_status get_subtype(reader *r, int *out)
 {
 	kv *x = find(r, "subtype");
 	int64_t v;
-	if (!x)
-		return fail(r, HF_ERR_FORMAT, "\"subtype\" is missing");
+	if (!x || is_null(x))
+		return need(r, "subtype", x);
 	if (!parse_i64(x->v, x->vl, &v) || v < INT_MIN || v > INT_MAX)
 		return fail(r, HF_ERR_FORMAT, "\"subtype\" is not a 32-bit integer");
 	*out = (int)v;
@@ -795,11 +804,8 @@ static hf_status get_str(reader *r, const char *key, int required, const char **
 	kv *x = find(r, key);
 	*s = NULL;
 	*n = 0;
-	if (!x || is_null(x)) {
-		if (required)
-			return fail(r, HF_ERR_FORMAT, "\"%s\" is missing", key);
-		return HF_OK;
-	}
+	if (!x || is_null(x))
+		return required ? need(r, key, x) : HF_OK;
 	json_t *v = json_object_getn(r->root, x->k, x->kl);
 	if (!json_is_string(v))
 		return fail(r, HF_ERR_FORMAT, "\"%s\" is not a string", key);
@@ -1149,7 +1155,7 @@ static hf_status parse_fields(reader *r, hf_type *t, hf_field **out)
 	*out = NULL;
 	t->nfields = 0;
 	if (!x || is_null(x))
-		return HF_OK;
+		return need(r, "fields", x);
 	json_t *a = json_object_getn(r->root, x->k, x->kl);
 	if (!json_is_array(a))
 		return fail(r, HF_ERR_FORMAT, "\"fields\" is not an array");
@@ -1218,10 +1224,13 @@ static hf_status declare(reader *r, hf_type_class cls)
 	hf_status s;
 	if (cls != HF_TYPE_RECORD && (s = get_subtype(r, &t.id)))
 		return s;
-	if ((s = get_cstr(r, "name", 1, &t.name)) || (s = get_cstr(r, "table", 0, &t.table)) ||
+	/* The keys the schema requires: a node type's table and fields, an
+	 * edge type's label, a record type's fields (parse_fields). */
+	if ((s = get_cstr(r, "name", 1, &t.name)) ||
+	    (s = get_cstr(r, "table", cls == HF_TYPE_NODE, &t.table)) ||
 	    (s = get_cstr(r, "doc", 0, &t.doc)))
 		return s;
-	if (cls == HF_TYPE_EDGE && (s = get_cstr(r, "label", 0, &t.label)))
+	if (cls == HF_TYPE_EDGE && (s = get_cstr(r, "label", 1, &t.label)))
 		return s;
 	if (!*t.name)
 		return fail(r, HF_ERR_FORMAT, "a type needs a name");
@@ -1235,17 +1244,6 @@ static hf_status declare(reader *r, hf_type_class cls)
 	uint64_t name_key;
 	if (type_name_slot(r, cls, t.name, strlen(t.name), &name_key))
 		return fail(r, HF_ERR_FORMAT, "type \"%.60s\" is declared twice", t.name);
-	char table[80];
-	if (cls == HF_TYPE_NODE && !t.table) {
-		/* The database needs a table for every node subtype. */
-		memcpy(table, "node_", 5);
-		size_t o = 5;
-		for (const char *p = t.name; *p && o + 1 < sizeof table; p++)
-			table[o++] = ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-			              (*p >= '0' && *p <= '9')) ? *p : '_';
-		table[o] = 0;
-		t.table = table;
-	}
 	hf_field *fields = NULL;
 	if (cls != HF_TYPE_EDGE && (s = parse_fields(r, &t, &fields)))
 		return s;
@@ -1398,8 +1396,8 @@ static hf_status do_line(reader *r, const char *line, size_t len)
 			return s;
 		if (!(n.type = find_type_id(r, HF_TYPE_NODE, sub)))
 			return fail(r, HF_ERR_FORMAT, "node subtype %d was not declared", sub);
-		if ((s = get_u32(r, "dump", &n.dump)) || (s = get_u64(r, "class", 0, &n.class_id)) ||
-		    (s = get_u64(r, "size", 0, &n.size)) || (s = get_u32(r, "heap", &n.heap)) ||
+		if ((s = get_u32(r, "dump", 1, &n.dump)) || (s = get_u64(r, "class", 1, &n.class_id)) ||
+		    (s = get_u64(r, "size", 1, &n.size)) || (s = get_u32(r, "heap", 1, &n.heap)) ||
 		    (s = get_values(r, n.type, &vals)) || (s = check_unused(r)))
 			return s;
 		n.values = vals;
@@ -1415,7 +1413,7 @@ static hf_status do_line(reader *r, const char *line, size_t len)
 		if (!(e.type = find_type_id(r, HF_TYPE_EDGE, sub)))
 			return fail(r, HF_ERR_FORMAT, "edge subtype %d was not declared", sub);
 		if ((s = get_u64(r, "source", 1, &e.source)) || (s = get_u64(r, "dest", 1, &e.dest)) ||
-		    (s = get_u64(r, "label", 0, &e.label)) || (s = get_u32(r, "dump", &e.dump)) ||
+		    (s = get_u64(r, "label", 1, &e.label)) || (s = get_u32(r, "dump", 1, &e.dump)) ||
 		    (s = check_unused(r)))
 			return s;
 		r->st->edges++;
@@ -1439,8 +1437,11 @@ static hf_status do_line(reader *r, const char *line, size_t len)
 		r->st->metadata++;
 		if (!strcmp(k, "heapfmt.schema"))
 			r->heapfmt_stream = 1;
-		else if (!strcmp(k, "heapfmt.complete"))
+		else if (!strcmp(k, "heapfmt.complete")) {
 			r->complete_last = 1;
+			if (!r->complete_line)
+				r->complete_line = r->st->lines;
+		}
 		return hf_sink_metadata(r->sink, k, v, r->err);
 	}
 	if (rl == 9 && !memcmp(rec, "node_type", 9))
@@ -1504,6 +1505,10 @@ hf_status hf_ndjson_read(hf_input *in, hf_sink *sink, const hf_ndjson_read_optio
 		stats->lines++;
 		const char *e = line + len;
 		if (skip_ws(line, e) != e) {
+			/* heapfmt.complete is a stream's last line (schema/README.md):
+			 * a record after it is told (stats->after_complete). */
+			if (r.complete_line && !stats->after_complete)
+				stats->after_complete = stats->lines;
 			r.complete_last = 0;
 			s = do_line(&r, line, len);
 			json_decref(r.root);
@@ -1519,7 +1524,8 @@ hf_status hf_ndjson_read(hf_input *in, hf_sink *sink, const hf_ndjson_read_optio
 	}
 	if (!s)
 		hf_input_consume(in, r.consume);
-	stats->unfinished = !s && r.heapfmt_stream && !r.complete_last;
+	stats->unfinished = !s && r.heapfmt_stream && !r.complete_last && !stats->after_complete;
+	stats->complete_line = r.complete_line;
 	for (size_t i = 0; i < r.ntypes; i++)
 		hf_tr_type_free(r.types[i]);
 	free(r.types);

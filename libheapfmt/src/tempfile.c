@@ -192,7 +192,7 @@ int hf_out_resolve(const char *path, hf_out_target *t)
 		return ENOMEM;
 	struct stat sb;
 	if (hf_out_descriptor(path) >= 0)
-		t->in_place = 1;
+		t->in_place = t->is_fd = 1;
 	/* Follow the links one by one (as the kernel would, up to 40). */
 	for (int hop = 0; !t->in_place && lstat(cur, &sb) == 0 && S_ISLNK(sb.st_mode); hop++) {
 		char target[PATH_MAX];
@@ -201,11 +201,12 @@ int hf_out_resolve(const char *path, hf_out_target *t)
 			/* Too deep, unreadable, or a descriptor's name: what
 			 * the link is, the open will find out. */
 			t->in_place = 1;
+			t->is_fd = n > 0;
 			break;
 		}
 		target[n] = 0;
 		if (descriptor_name(target)) {
-			t->in_place = 1;
+			t->in_place = t->is_fd = 1;
 			break;
 		}
 		char *next;

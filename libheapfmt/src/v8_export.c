@@ -1287,7 +1287,7 @@ hf_status hf_v8_export(const char *db_path, const char *out_path, const hf_v8_ex
 	hf_map_init(&x->referent);
 	hf_status st = HF_OK;
 	char *tmp = NULL;
-	hf_out_target target = { NULL, 0, 0, -1 };
+	hf_out_target target = { NULL, 0, 0, -1, 0 };
 	int to_stdout = !strcmp(out_path, "-");
 	if (sqlite3_open_v2(db_path, &x->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
 		st = db_fail(x, "cannot open");

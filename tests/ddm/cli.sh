@@ -114,5 +114,22 @@ check "an existing database is refused" expect_rc 3 "$tools/alloc2heapdb" "$t/a.
 check "and kept" grep -q keep "$t/exists.db"
 check "--force replaces it" expect_rc 0 "$tools/alloc2heapdb" -f "$t/a.alloc" "$t/exists.db"
 check "empty input fails" expect_rc 1 "$tools/hpsg2ndjson" /dev/null
+check "saying so" test "$(cat "$t/err")" = "hpsg2ndjson: /dev/null: offset 0 (input): the input is empty"
+# The JDWP handshake and nothing after it (once, or twice as some captures
+# have it) holds no more: refused as an empty input is, --salvage too, by
+# both programs, with no output left.
+printf 'JDWP-Handshake' >"$t/hs.bin"
+printf 'JDWP-HandshakeJDWP-Handshake' >"$t/hs2.bin"
+for c in "hpsg2ndjson hs.bin 14" "hpsg2ndjson hs2.bin 28 --salvage" "hpsg2heapdb hs.bin 14"; do
+	set -- $c
+	check "$1 ${4:-} of the handshake alone ($2)" expect_rc 1 "$tools/$1" ${4:-} "$t/$2" "$t/hs.out"
+	check "(the message)" test "$(cat "$t/err")" = "$1: $t/$2: offset $3 (input): the input holds only the JDWP handshake, no packet after it"
+	check "(no output)" test ! -e "$t/hs.out"
+done
+# A packet after it (a debugger's VirtualMachine.Version, no DDM chunk) is
+# a capture, converted as before.
+printf 'JDWP-Handshake\000\000\000\013\000\000\000\001\000\001\001' >"$t/hsp.bin"
+check "the handshake and a packet convert" expect_rc 0 "$tools/hpsg2ndjson" "$t/hsp.bin" "$t/hsp.nd"
+check "(one packet, no chunk)" sh -c "grep -q '\"key\":\"ddm.jdwp_packets\",\"value\":\"1\"' '$t/hsp.nd' && grep -q '\"key\":\"ddm.chunks\",\"value\":\"0\"' '$t/hsp.nd'"
 echo "ddm cli: $fails failed"
 [ "$fails" = 0 ]

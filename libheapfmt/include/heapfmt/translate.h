@@ -63,6 +63,10 @@ typedef struct hf_read_stats {
 	int unfinished;          /* NDJSON: a heapfmt writer's records (metadata
 	                          * heapfmt.schema) that do not end with its last
 	                          * line, heapfmt.complete: it stopped early */
+	uint64_t after_complete; /* NDJSON: the line of the first record after a
+	                          * heapfmt.complete (which ends a stream), or 0;
+	                          * unfinished is then 0 */
+	uint64_t complete_line;  /* NDJSON: the line of that heapfmt.complete */
 } hf_read_stats;
 
 typedef struct hf_ndjson_read_options {
