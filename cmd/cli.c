@@ -229,12 +229,26 @@ void cli_report(const char *input, const hf_error *err)
 		fprintf(stderr, "%s: %s\n", cli_prog, line);
 }
 
+/* Whether line names path as a word of its own ("cannot open PATH: ...",
+ * "PATH: ..."), not as a piece of another (an input named "dump" in "heap
+ * dump"). */
+static int names_path(const char *line, const char *path)
+{
+	size_t n = strlen(path);
+	for (const char *p = strstr(line, path); n && p; p = strstr(p + 1, path)) {
+		char after = p[n];
+		if ((p == line || p[-1] == ' ') && (after == ':' || after == ' ' || after == ',' || !after))
+			return 1;
+	}
+	return 0;
+}
+
 void cli_report_about(const char *path, const hf_error *err)
 {
 	char line[600];
 	hf_error_format(err, line, 512);
 	nomem_limit(err, line, sizeof line);
-	if (strstr(line, path))
+	if (names_path(line, path))
 		fprintf(stderr, "%s: %s\n", cli_prog, line);
 	else
 		fprintf(stderr, "%s: %s: %s\n", cli_prog, path, line);

@@ -65,6 +65,10 @@ static int analyse_apart(const char *path, const hf_analysis_options *opt, int s
                          int progress_mode)
 {
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	/* Its end is waited for: a SIGCHLD ignored by whoever started this
+	 * program (some supervisors do) would make the kernel reap it, and
+	 * its exit status would be lost. */
+	signal(SIGCHLD, SIG_DFL);
 	fflush(NULL);
 	cli_fatal_signals_hold();
 	pid_t parent = getpid();
@@ -95,36 +99,51 @@ static int analyse_apart(const char *path, const hf_analysis_options *opt, int s
 			sigaction(sigs[i], &sa, NULL);
 	}
 	cli_fatal_signals_release();
-	int status;
-	while (waitpid(pid, &status, 0) < 0)
+	/* Waited for without reaping it, then reaped with the signals held:
+	 * the handler must not signal a pid that may already be another
+	 * process's. */
+	siginfo_t si;
+	for (;;) {
+		memset(&si, 0, sizeof si);
+		if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT) == 0)
+			break;
 		if (errno != EINTR) {
 			fprintf(stderr, "%s: cannot wait for the analysis: %s\n", cli_prog, strerror(errno));
 			return EXIT_IO;
 		}
-	analyst = 0; /* its pid may be another process's now */
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	int sig = WTERMSIG(status);
-	if (sig == SIGPIPE && !got_signal) {
-		/* Its --stats to a reader that went away, after the commit:
-		 * ended as it would have been without the child. */
-		signal(SIGPIPE, SIG_DFL);
-		raise(SIGPIPE);
 	}
+	cli_fatal_signals_hold();
+	int status = 0;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	analyst = 0;
+	cli_fatal_signals_release();
+	if (WIFEXITED(status) && !got_signal)
+		return WEXITSTATUS(status);
+	/* Killed, or this process was stopped (the child passed it on, or
+	 * ended first): what the child had not committed is rolled back,
+	 * whatever ended it (after a commit there is nothing to roll back). */
+	int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
 	hf_error err;
 	hf_status st = hf_heapdb_recover(path, &err);
-	if (st) {
+	if (isatty(STDERR_FILENO))
+		fputs("\r\033[K", stderr); /* the child's status line, cut */
+	if (st)
 		cli_report_about(path, &err);
-		return cli_exit_code(st);
+	int end = got_signal ? got_signal : sig == SIGPIPE ? SIGPIPE : 0;
+	if (end) {
+		/* Ended as it would have been without the child. */
+		signal(end, SIG_DFL);
+		raise(end);
 	}
-	if (got_signal) {
-		signal(got_signal, SIG_DFL);
-		raise(got_signal);
-		return EXIT_IO;
-	}
-	fprintf(stderr, "%s: %s: the analysis was killed by signal %d (%s%s); what it had not committed"
-	        " was rolled back\n", cli_prog, path, sig, strsignal(sig), sig == SIGKILL ? ": out of memory?" : "");
-	return sig == SIGKILL ? EXIT_NOMEM : EXIT_IO;
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (!st)
+		fprintf(stderr, "%s: %s: the analysis was killed by signal %d (%s); what it had not committed"
+		        " was rolled back\n", cli_prog, path, sig,
+		        sig == SIGKILL ? "SIGKILL" : sig == SIGSEGV ? "SIGSEGV" : sig == SIGABRT ? "SIGABRT"
+		        : sig == SIGBUS ? "SIGBUS" : sig == SIGTERM ? "SIGTERM" : "a signal");
+	return EXIT_IO;
 }
 
 static int run(int argc, char **argv)

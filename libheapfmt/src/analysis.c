@@ -1883,7 +1883,8 @@ hf_status hf_heapdb_recover(const char *path, hf_error *err)
 	if (rc)
 		return rc;
 	/* The first read takes the shared lock, and with it finds the hot
-	 * journal and plays it back. */
+	 * journal and plays it back (waiting a while for a reader's lock). */
+	sqlite3_busy_timeout(db, 10000);
 	char *msg = NULL;
 	if (sqlite3_exec(db, "SELECT count(*) FROM sqlite_master", NULL, NULL, &msg) != SQLITE_OK) {
 		rc = hf_error_set(err, HF_ERR_IO, "SQLite: %s: cannot roll back the cut analysis: %s", path,

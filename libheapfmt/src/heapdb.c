@@ -1265,28 +1265,61 @@ static hf_status statistics(heapdb *w, hf_error *err)
  * (a write to it interrupted, the analysis killed) or by one deleted without
  * them: SQLite would take it for the new file's own at its first opening for
  * writing, and "roll it back" into that file, which it corrupts.  It belongs
- * to no database once the new one is in place, so it goes first.
+ * to no database once the new one is in place.  Moved aside under the
+ * temporary name before the rename (a temporary name of its own each), and
+ * removed after it; put back if the rename fails, for the old database,
+ * which may need its journal.
  */
-static hf_status remove_stale_sidecars(const char *path, hf_error *err)
+static const char *const sidecar_suffix[] = { "-journal", "-wal", "-shm" };
+#define SIDECARS (sizeof sidecar_suffix / sizeof *sidecar_suffix)
+
+static char *joined(const char *a, const char *b)
 {
-	static const char *const suffix[] = { "-journal", "-wal", "-shm" };
-	for (size_t i = 0; i < sizeof suffix / sizeof *suffix; i++) {
-		char *side = malloc(strlen(path) + strlen(suffix[i]) + 1);
-		if (!side)
-			return hf_error_set(err, HF_ERR_NOMEM, "out of memory");
-		strcpy(side, path);
-		strcat(side, suffix[i]);
-		int gone = unlink(side) == 0 || errno == ENOENT;
-		int e = errno;
-		if (!gone) {
-			hf_status st = hf_error_set(err, HF_ERR_IO, "cannot remove %s, which SQLite would roll back"
-			                            " into the new database: %s", side, strerror(e));
-			free(side);
-			return st;
-		}
+	char *s = malloc(strlen(a) + strlen(b) + 1);
+	if (s) {
+		strcpy(s, a);
+		strcat(s, b);
+	}
+	return s;
+}
+
+/* moved[i]: sidecar i was moved to tmp + its suffix. */
+static hf_status sidecars_aside(const char *path, const char *tmp, int moved[SIDECARS], hf_error *err)
+{
+	for (size_t i = 0; i < SIDECARS; i++) {
+		moved[i] = 0;
+		char *side = joined(path, sidecar_suffix[i]), *aside = joined(tmp, sidecar_suffix[i]);
+		int e = 0;
+		if (!side || !aside)
+			e = ENOMEM;
+		else if (rename(side, aside) == 0)
+			moved[i] = 1;
+		else if (errno != ENOENT)
+			e = errno;
+		hf_status st = e ? hf_error_set(err, e == ENOMEM ? HF_ERR_NOMEM : HF_ERR_IO,
+		                                "cannot move aside %s, which SQLite would roll back into the new"
+		                                " database: %s", side ? side : path, strerror(e))
+		                 : HF_OK;
 		free(side);
+		free(aside);
+		if (st)
+			return st;
 	}
 	return HF_OK;
+}
+
+/* The sidecars moved aside: removed (done), or put back. */
+static void sidecars_settle(const char *path, const char *tmp, const int moved[SIDECARS], int done)
+{
+	for (size_t i = 0; i < SIDECARS; i++) {
+		if (!moved[i])
+			continue;
+		char *side = joined(path, sidecar_suffix[i]), *aside = joined(tmp, sidecar_suffix[i]);
+		if (aside && (done || !side || rename(aside, side) != 0))
+			unlink(aside);
+		free(side);
+		free(aside);
+	}
 }
 
 static hf_status db_finish(hf_sink *s, hf_error *err)
@@ -1392,11 +1425,17 @@ static hf_status db_finish(hf_sink *s, hf_error *err)
 	if (!w->opt.force && access(w->path, F_OK) == 0)
 		return hf_error_set(err, HF_ERR_IO, "%s appeared while converting; not replaced (use --force)",
 		                    w->path);
-	if ((st = remove_stale_sidecars(w->path, err)))
+	int moved[SIDECARS];
+	if ((st = sidecars_aside(w->path, w->tmp, moved, err))) {
+		sidecars_settle(w->path, w->tmp, moved, 0);
 		return st;
-	if (rename(w->tmp, w->path) != 0)
-		return hf_error_set(err, HF_ERR_IO, "cannot rename %s to %s: %s", w->tmp, w->path,
-		                    strerror(errno));
+	}
+	if (rename(w->tmp, w->path) != 0) {
+		int e = errno;
+		sidecars_settle(w->path, w->tmp, moved, 0);
+		return hf_error_set(err, HF_ERR_IO, "cannot rename %s to %s: %s", w->tmp, w->path, strerror(e));
+	}
+	sidecars_settle(w->path, w->tmp, moved, 1);
 	hf_temp_kept(&w->tmp);
 	return HF_OK;
 }
