@@ -1286,8 +1286,9 @@ static char *joined(const char *a, const char *b)
 /* moved[i]: sidecar i was moved to tmp + its suffix. */
 static hf_status sidecars_aside(const char *path, const char *tmp, int moved[SIDECARS], hf_error *err)
 {
+	for (size_t i = 0; i < SIDECARS; i++)
+		moved[i] = 0; /* all of them: a failure stops before the later ones */
 	for (size_t i = 0; i < SIDECARS; i++) {
-		moved[i] = 0;
 		char *side = joined(path, sidecar_suffix[i]), *aside = joined(tmp, sidecar_suffix[i]);
 		int e = 0;
 		if (!side || !aside)
