@@ -423,9 +423,7 @@ static void reap(job *j)
 	} else {
 		j->code = EXIT_IO;
 		int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
-		snprintf(j->why, sizeof j->why, "killed by signal %d (%s)%s", sig,
-		         sig == SIGKILL ? "SIGKILL" : sig == SIGSEGV ? "SIGSEGV" : sig == SIGABRT ? "SIGABRT"
-		         : sig == SIGBUS ? "SIGBUS" : sig == SIGTERM ? "SIGTERM" : "a signal",
+		snprintf(j->why, sizeof j->why, "killed by signal %d (%s)%s", sig, cli_signal_name(sig),
 		         j->removed ? "; its temporary output removed" : "");
 	}
 }

@@ -190,6 +190,12 @@ int cli_exit(int rc)
 	return EXIT_IO;
 }
 
+const char *cli_signal_name(int sig)
+{
+	return sig == SIGKILL ? "SIGKILL" : sig == SIGSEGV ? "SIGSEGV" : sig == SIGABRT ? "SIGABRT"
+	       : sig == SIGBUS ? "SIGBUS" : sig == SIGTERM ? "SIGTERM" : "a signal";
+}
+
 int cli_exit_code(hf_status st)
 {
 	switch (st) {

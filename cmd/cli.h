@@ -44,6 +44,9 @@ int cli_exit(int rc);
 /* fflush(stdout), remembering for cli_exit why it failed. */
 void cli_flush_stdout(void);
 int cli_exit_code(hf_status st);
+/* A signal's name as a message gives it ("SIGKILL"; "a signal" for others
+ * than those a killed program meets). */
+const char *cli_signal_name(int sig);
 /* An input cut short or damaged, read without --salvage, that salvage would
  * have kept (the reader's stats say so): says at the end of err's message
  * that --salvage converts what comes before (a truncated dump is what a

@@ -1,6 +1,6 @@
 /* heapdb-analyze: the analysis of an existing heap database (reachability,
  * distance from the GC roots, dominators, retained sizes). */
-#define _GNU_SOURCE /* strsignal */
+#define _XOPEN_SOURCE 700 /* sigaction, waitid, kill */
 #include "cli.h"
 #include "heapfmt/analysis.h"
 #include <errno.h>
@@ -140,9 +140,7 @@ static int analyse_apart(const char *path, const hf_analysis_options *opt, int s
 		return WEXITSTATUS(status);
 	if (!st)
 		fprintf(stderr, "%s: %s: the analysis was killed by signal %d (%s); what it had not committed"
-		        " was rolled back\n", cli_prog, path, sig,
-		        sig == SIGKILL ? "SIGKILL" : sig == SIGSEGV ? "SIGSEGV" : sig == SIGABRT ? "SIGABRT"
-		        : sig == SIGBUS ? "SIGBUS" : sig == SIGTERM ? "SIGTERM" : "a signal");
+		        " was rolled back\n", cli_prog, path, sig, cli_signal_name(sig));
 	return EXIT_IO;
 }
 

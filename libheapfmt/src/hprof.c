@@ -4527,6 +4527,16 @@ static hf_status read_header(reader *r)
 }
 
 
+/* With salvage: the error in r->err is the damage, kept in the stats with
+ * where the reader stopped, and the run goes on without it. */
+static void keep_damage(reader *r)
+{
+	r->stats->incomplete = 1;
+	r->stats->damage = *r->err;
+	r->stats->stopped_at = r->err->has_offset ? r->err->offset : hf_input_offset(r->in);
+	memset(r->err, 0, sizeof *r->err);
+}
+
 static hf_status read_records(reader *r)
 {
 	hf_status st;
@@ -4639,10 +4649,7 @@ static hf_status read_records(reader *r)
 			          " it is cut short (the dump was not finished, or the copy was cut)");
 			if (!r->opt->salvage)
 				return st;
-			r->stats->incomplete = 1;
-			r->stats->damage = *r->err;
-			r->stats->stopped_at = at;
-			memset(r->err, 0, sizeof *r->err);
+			keep_damage(r);
 		}
 		if ((st = dump_close(r)))
 			return st;
@@ -5544,10 +5551,7 @@ hf_status hf_hprof_read(hf_input *in, hf_sink *sink, const hf_hprof_options *opt
 		}
 		/* Keep what came before the damage: close the dump (deferred
 		 * instances, waiting Strings) and say where the reader stopped. */
-		stats->incomplete = 1;
-		stats->damage = *err;
-		stats->stopped_at = err->has_offset ? err->offset : hf_input_offset(in);
-		memset(err, 0, sizeof *err);
+		keep_damage(r);
 		if ((st = dump_close(r)))
 			goto out;
 	} else if ((st = rescan_late(r))) {
