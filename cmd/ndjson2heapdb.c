@@ -56,15 +56,24 @@ static hf_status run(void *ctx, cli_run *r, hf_error *err)
 	    !stats.records)
 		fprintf(stderr, "%s: %s: warning: no records (did the program that should have written "
 		        "them fail?); the database is empty\n", cli_prog, cli_input_name(r->in));
-	else if (!st && stats.unfinished)
-		fprintf(stderr, "%s: %s: warning: the records end without heapfmt.complete: the program that "
-		        "wrote them stopped early, and the database holds what it wrote\n",
-		        cli_prog, cli_input_name(r->in));
-	else if (!st && stats.after_complete)
-		fprintf(stderr, "%s: %s: warning: records from line %llu on follow heapfmt.complete (line %llu), "
-		        "which ends a stream (were streams joined or lines appended?); the database holds them all\n",
-		        cli_prog, cli_input_name(r->in), (unsigned long long)stats.after_complete,
-		        (unsigned long long)stats.complete_line);
+	else if (!st) {
+		/* Joined streams (cat a.ndjson b.ndjson): each cut short is told,
+		 * not only the last. */
+		if (stats.cut_line)
+			fprintf(stderr, "%s: %s: warning: a stream ends without heapfmt.complete before line %llu, "
+			        "where another begins (heapfmt.schema): the program that wrote it stopped early, and "
+			        "the database holds what it wrote\n",
+			        cli_prog, cli_input_name(r->in), (unsigned long long)stats.cut_line);
+		if (stats.after_complete)
+			fprintf(stderr, "%s: %s: warning: records from line %llu on follow heapfmt.complete (line %llu), "
+			        "which ends a stream (were streams joined or lines appended?); the database holds them all\n",
+			        cli_prog, cli_input_name(r->in), (unsigned long long)stats.after_complete,
+			        (unsigned long long)stats.complete_line);
+		if (stats.unfinished)
+			fprintf(stderr, "%s: %s: warning: the records end without heapfmt.complete: the program that "
+			        "wrote them stopped early, and the database holds what it wrote\n",
+			        cli_prog, cli_input_name(r->in));
+	}
 	if (!st && stats.unknown_keys) {
 		char num[32];
 		snprintf(num, sizeof num, "%llu", (unsigned long long)stats.unknown_keys);

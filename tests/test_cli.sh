@@ -702,6 +702,21 @@ check "(no database)" test ! -e "$t/realn.db"
 check "records after heapfmt.complete" expect_rc 0 "$tools/ndjson2heapdb" "$t/after.ndjson" "$t/after.db"
 check "are warned of, naming the lines" test "$(cat "$t/err")" = "ndjson2heapdb: $t/after.ndjson: warning: records from line $((nd + 1)) on follow heapfmt.complete (line $((nd - 1))), which ends a stream (were streams joined or lines appended?); the database holds them all"
 check "and loaded" test "$(sqlite3 "$t/after.db" 'SELECT data FROM strings WHERE stringid = 3')" = x
+# Joined streams, one cut short: each is told.  (A second stream's type
+# declarations are refused as declared twice, so a stream of metadata only,
+# as a writer cut short at its start leaves, stands for the one cut short.)
+grep '"record":"metadata"' "$t/reald.ndjson" | grep -v '"heapfmt.complete"' >"$t/realcut.ndjson"
+cat "$t/reald.ndjson" "$t/realcut.ndjson" >"$t/join1.ndjson"
+check "a whole stream then one cut short" expect_rc 0 "$tools/ndjson2heapdb" "$t/join1.ndjson" "$t/join1.db"
+check "are told: records after heapfmt.complete, and the end without it" test "$(cut -d: -f3- "$t/err")" = " warning: records from line $nd on follow heapfmt.complete (line $((nd - 1))), which ends a stream (were streams joined or lines appended?); the database holds them all
+ warning: the records end without heapfmt.complete: the program that wrote them stopped early, and the database holds what it wrote"
+cat "$t/realcut.ndjson" "$t/reald.ndjson" >"$t/join2.ndjson"
+schema2=$(grep -n '"heapfmt.schema"' "$t/join2.ndjson" | sed -n 2p | cut -d: -f1)
+check "a stream cut short then a whole one" expect_rc 0 "$tools/ndjson2heapdb" "$t/join2.ndjson" "$t/join2.db"
+check "is told, naming the line where the next begins" test "$(cat "$t/err")" = "ndjson2heapdb: $t/join2.ndjson: warning: a stream ends without heapfmt.complete before line $schema2, where another begins (heapfmt.schema): the program that wrote it stopped early, and the database holds what it wrote"
+cat "$t/reald.ndjson" "$t/reald.ndjson" >"$t/join3.ndjson"
+check "two whole streams joined" expect_rc 1 "$tools/ndjson2heapdb" "$t/join3.ndjson" "$t/join3.db"
+check "are refused at the second's declarations, saying so" grep -q "node subtype 1 is declared twice (a second stream began at line $((nd + 5)), heapfmt.schema: load each stream into a database of its own)\$" "$t/err"
 # A table of 64 bytes, fields named like common keys in a record type, and
 # the analysis of hprof2ndjson --analysis (table node_analysis) are fine.
 { echo "$rt\"a.bcdefghijbcdefghijbcdefghijbcdefghijbcdefghijbcdefghijbcdefghi\",\"fields\":[{\"name\":\"dump\",\"type\":\"int\"},{\"name\":\"size\",\"type\":\"int\"}]}"

@@ -162,7 +162,12 @@ typedef struct reader {
 		const char *owner;  /* the type's name */
 	} *names;
 	size_t nnames, capnames;
-	int heapfmt_stream, complete_last; /* metadata seen; the last record (stats->unfinished) */
+	/* A heapfmt writer's stream runs from its heapfmt.schema to its last
+	 * line, heapfmt.complete; streams may be joined (cat a b).  Open: a
+	 * heapfmt.schema since the last heapfmt.complete (stats->unfinished, and
+	 * stats->cut_line when another stream's heapfmt.schema comes first). */
+	int stream_open;
+	uint64_t schema_line, schema_again; /* the line of the first heapfmt.schema; of the next */
 	uint64_t complete_line; /* the line of the first heapfmt.complete, or 0 */
 } reader;
 
@@ -1238,12 +1243,18 @@ static hf_status declare(reader *r, hf_type_class cls)
 		for (size_t i = 0; reserved[i]; i++)
 			if (!strcmp(t.name, reserved[i]))
 				return fail(r, HF_ERR_FORMAT, "a record type cannot be named \"%s\"", t.name);
+	/* Streams joined (cat a.ndjson b.ndjson): the second declares its types
+	 * again; each stream is a database of its own (their ids would meet). */
+	char joined[128] = "";
+	if (r->schema_again)
+		snprintf(joined, sizeof joined, " (a second stream began at line %llu, heapfmt.schema: load each"
+		         " stream into a database of its own)", (unsigned long long)r->schema_again);
 	if (cls != HF_TYPE_RECORD && find_type_id(r, cls, t.id))
-		return fail(r, HF_ERR_FORMAT, "%s subtype %d is declared twice",
-		            cls == HF_TYPE_NODE ? "node" : "edge", t.id);
+		return fail(r, HF_ERR_FORMAT, "%s subtype %d is declared twice%s",
+		            cls == HF_TYPE_NODE ? "node" : "edge", t.id, joined);
 	uint64_t name_key;
 	if (type_name_slot(r, cls, t.name, strlen(t.name), &name_key))
-		return fail(r, HF_ERR_FORMAT, "type \"%.60s\" is declared twice", t.name);
+		return fail(r, HF_ERR_FORMAT, "type \"%.60s\" is declared twice%s", t.name, joined);
 	hf_field *fields = NULL;
 	if (cls != HF_TYPE_EDGE && (s = parse_fields(r, &t, &fields)))
 		return s;
@@ -1435,10 +1446,16 @@ static hf_status do_line(reader *r, const char *line, size_t len)
 		    (s = check_unused(r)))
 			return s;
 		r->st->metadata++;
-		if (!strcmp(k, "heapfmt.schema"))
-			r->heapfmt_stream = 1;
-		else if (!strcmp(k, "heapfmt.complete")) {
-			r->complete_last = 1;
+		if (!strcmp(k, "heapfmt.schema")) {
+			if (r->stream_open && !r->st->cut_line)
+				r->st->cut_line = r->st->lines;
+			r->stream_open = 1;
+			if (!r->schema_line)
+				r->schema_line = r->st->lines;
+			else if (!r->schema_again)
+				r->schema_again = r->st->lines;
+		} else if (!strcmp(k, "heapfmt.complete")) {
+			r->stream_open = 0;
 			if (!r->complete_line)
 				r->complete_line = r->st->lines;
 		}
@@ -1509,7 +1526,6 @@ hf_status hf_ndjson_read(hf_input *in, hf_sink *sink, const hf_ndjson_read_optio
 			 * a record after it is told (stats->after_complete). */
 			if (r.complete_line && !stats->after_complete)
 				stats->after_complete = stats->lines;
-			r.complete_last = 0;
 			s = do_line(&r, line, len);
 			json_decref(r.root);
 			r.root = NULL;
@@ -1524,7 +1540,7 @@ hf_status hf_ndjson_read(hf_input *in, hf_sink *sink, const hf_ndjson_read_optio
 	}
 	if (!s)
 		hf_input_consume(in, r.consume);
-	stats->unfinished = !s && r.heapfmt_stream && !r.complete_last && !stats->after_complete;
+	stats->unfinished = !s && r.stream_open;
 	stats->complete_line = r.complete_line;
 	for (size_t i = 0; i < r.ntypes; i++)
 		hf_tr_type_free(r.types[i]);

@@ -62,11 +62,14 @@ typedef struct hf_read_stats {
 	uint64_t orphan_rows;    /* database: subtype rows without their node (skipped) */
 	int unfinished;          /* NDJSON: a heapfmt writer's records (metadata
 	                          * heapfmt.schema) that do not end with its last
-	                          * line, heapfmt.complete: it stopped early */
+	                          * line, heapfmt.complete: it stopped early (of
+	                          * joined streams, the last) */
 	uint64_t after_complete; /* NDJSON: the line of the first record after a
-	                          * heapfmt.complete (which ends a stream), or 0;
-	                          * unfinished is then 0 */
+	                          * heapfmt.complete (which ends a stream), or 0 */
 	uint64_t complete_line;  /* NDJSON: the line of that heapfmt.complete */
+	uint64_t cut_line;       /* NDJSON: the line of the first heapfmt.schema
+	                          * that begins a stream while the one before has
+	                          * had no heapfmt.complete (it stopped early), or 0 */
 } hf_read_stats;
 
 typedef struct hf_ndjson_read_options {
