@@ -491,6 +491,29 @@ const char *cli_input_name(const char *path)
 	return strcmp(path, "-") ? path : "<stdin>";
 }
 
+/* A conversion that met something odd in its input says so where its user
+ * looks, not only in the output's metadata: a dump whose fields were not
+ * decoded, or a capture with a series left open, is not what it seemed.
+ * After the run, not as they come: a failed run's one line is its error. */
+void cli_warning_cb(void *ctx, const char *text)
+{
+	cli_run *r = ctx;
+	if (r->nwarning < CLI_WARNINGS_SHOWN)
+		snprintf(r->warning[r->nwarning++], sizeof r->warning[0], "%s", text);
+}
+
+void cli_warnings_tell(const cli_run *r)
+{
+	const char *in = cli_input_name(r->in);
+	for (unsigned i = 0; i < r->nwarning; i++)
+		fprintf(stderr, "%s: %s: warning: %s\n", cli_prog, in, r->warning[i]);
+	if (r->warnings > r->nwarning && r->warning_key)
+		fprintf(stderr, "%s: %s: warning: %llu warnings in all, %u shown; the output holds the first %llu"
+		        " (metadata %s) and their count (%ss)\n", cli_prog, in, (unsigned long long)r->warnings,
+		        r->nwarning, (unsigned long long)(r->warnings < HF_WARNINGS_KEPT ? r->warnings : HF_WARNINGS_KEPT),
+		        r->warning_key, r->warning_key);
+}
+
 int cli_common_option(const char *a, const char *help, int *progress_mode)
 {
 	if (!strcmp(a, "-h") || !strcmp(a, "--help")) {

@@ -154,7 +154,21 @@ typedef struct cli_run {
 	const char *crtime;      /* creation time for the metadata */
 	int salvaged;            /* set by read: the input was damaged, what came before kept */
 	hf_error damage;         /* with salvaged: what the damage was */
+	/* The reader's warnings (cli_warning_cb, and read sets the count and
+	 * the metadata key that holds them): told on stderr after a run that
+	 * did not fail (cli_warnings_tell). */
+#define CLI_WARNINGS_SHOWN 3
+	char warning[CLI_WARNINGS_SHOWN][400];
+	unsigned nwarning;
+	uint64_t warnings;
+	const char *warning_key; /* "hprof.warning", "ddm.warning" */
 } cli_run;
+
+/* hf_warning_fn (ctx: the cli_run): keeps the first CLI_WARNINGS_SHOWN. */
+void cli_warning_cb(void *ctx, const char *text);
+/* Tells the run's warnings on stderr, a line each for the first ones, and
+ * a line for how many there were in all when that is more. */
+void cli_warnings_tell(const cli_run *r);
 
 typedef struct cli_converter {
 	const char *name;

@@ -121,6 +121,7 @@ static int convert_one(void *ctx, const char *in, const char *out, uint64_t *rec
 		cli_report(cli_input_name(in), &err);
 		return cli_exit_code(st);
 	}
+	cli_warnings_tell(&run);
 	if (run.salvaged) {
 		char line[512];
 		hf_error_format(&run.damage, line, sizeof line);

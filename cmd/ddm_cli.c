@@ -131,8 +131,12 @@ static hf_status ddm_run(void *ctx, cli_run *r, hf_error *err)
 		o.generator = cli_prog;
 		o.progress = cli_progress_cb;
 		o.progress_ctx = r->progress;
+		o.warning = cli_warning_cb;
+		o.warning_ctx = r;
 		hf_ddm_stats stats;
 		st = hf_ddm_read(in, r->sink, &o, &stats, err);
+		r->warnings = stats.warnings;
+		r->warning_key = "ddm.warning";
 		if (st && stats.salvageable)
 			cli_salvage_hint(err);
 		if (!st && stats.incomplete) {
@@ -146,7 +150,12 @@ static hf_status ddm_run(void *ctx, cli_run *r, hf_error *err)
 		o.source_name = r->in;
 		o.crtime = r->crtime;
 		o.generator = cli_prog;
-		st = hf_alloc_read(in, r->sink, &o, NULL, err);
+		o.warning = cli_warning_cb;
+		o.warning_ctx = r;
+		hf_alloc_stats stats;
+		st = hf_alloc_read(in, r->sink, &o, &stats, err);
+		r->warnings = stats.warnings;
+		r->warning_key = "ddm.warning";
 	}
 	hf_input_close(in);
 	return st;

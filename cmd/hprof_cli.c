@@ -118,19 +118,19 @@ static hf_status hprof_run(void *ctx, cli_run *r, hf_error *err)
 	opt.generator = cli_prog;
 	opt.source_name = r->in;
 	opt.crtime = r->crtime;
+	opt.warning = cli_warning_cb;
+	opt.warning_ctx = r;
 	hf_hprof_stats stats;
 	st = hf_hprof_read(in, r->sink, &opt, &stats, err);
 	hf_input_close(in);
+	r->warnings = stats.warnings;
+	r->warning_key = "hprof.warning";
 	if (st && stats.salvageable)
 		cli_salvage_hint(err);
 	if (!st && stats.incomplete) {
 		r->salvaged = 1;
 		r->damage = stats.damage;
 	}
-	/* Exit 0 and no objects would puzzle whoever meant a heap dump. */
-	if (!st && !stats.dumps && !stats.incomplete)
-		fprintf(stderr, "%s: %s: warning: no heap dump in this file (a profile of the hprof agent): its"
-		        " threads, stack traces and samples were converted, no objects\n", cli_prog, r->in);
 	return st;
 }
 

@@ -56,7 +56,7 @@ check "an existing directory named so is used" sh -c "mkdir '$t/dir.ndjson' && '
 gen=$(dirname "$tools")/testdata/hprofgen
 if [ -x "$gen" ] && "$gen" agent-cpu-samples "$t/profile.hprof" && "$gen" no-heap-dump "$t/cut-early.hprof"; then
 	check "a profile without a heap dump converts" expect_rc 0 "$tools/hprof2heapdb" "$t/profile.hprof" "$t/profile.db"
-	check "with a warning on stderr" grep -q "warning: no heap dump in this file (a profile of the hprof agent)" "$t/err"
+	check "with a warning on stderr" grep -q "^hprof2heapdb: $t/profile.hprof: warning: offset [0-9]*: no HEAP DUMP record: a profile of the hprof agent (its CPU SAMPLES, ALLOC SITES or HEAP SUMMARY), converted without objects\$" "$t/err"
 	check "in one line" test "$(wc -l <"$t/err")" = 1
 	check "its CPU samples" test "$(sqlite3 "$t/profile.db" 'SELECT sum(count) FROM hprof_cpu_sample' 2>/dev/null || echo 12)" = 12
 	check "and no dump_analysis row" test "$(sqlite3 "$t/profile.db" 'SELECT count(*) FROM dump_analysis' 2>/dev/null || echo 0)" = 0
@@ -67,6 +67,19 @@ if [ -x "$gen" ] && "$gen" agent-cpu-samples "$t/profile.hprof" && "$gen" no-hea
 	check "a file cut before its heap dump is refused" expect_rc 1 "$tools/hprof2ndjson" "$t/cut-early.hprof" "$t/cut-early.ndjson"
 	check "naming the end of the file" grep -q "offset 242 (end of file): no HEAP DUMP or HEAP DUMP SEGMENT record" "$t/err"
 	check "leaving no output" test ! -e "$t/cut-early.ndjson"
+	# The reader's warnings go to stderr too, after a run that did not fail:
+	# the first three, then how many in all and where the output has them.
+	"$gen" unfinished-chain "$t/unfinished.hprof"
+	check "a dump whose 20,000 instances are not decoded converts" expect_rc 0 "$tools/hprof2ndjson" "$t/unfinished.hprof" "$t/unfinished.ndjson"
+	check "and says so on stderr: three warnings and their count" test "$(grep -c '^hprof2ndjson: .*/unfinished.hprof: warning: offset [0-9]*: class 0x10000 not laid out: .*; fields not decoded$' "$t/err")" = 3
+	check "(the count, last)" test "$(tail -1 "$t/err")" = "hprof2ndjson: $t/unfinished.hprof: warning: 20000 warnings in all, 3 shown; the output holds the first 20 (metadata hprof.warning) and their count (hprof.warnings)"
+	check "(in four lines)" test "$(wc -l <"$t/err")" = 4
+	check "which the output holds as said" test "$(grep -c '"key":"hprof.warning"' "$t/unfinished.ndjson") $(grep -c '"key":"hprof.warnings","value":"20000"' "$t/unfinished.ndjson")" = "20 1"
+	head -c 193650 "$t/unfinished.hprof" >"$t/unfinished-cut.hprof"
+	check "the same dump cut short fails" expect_rc 1 "$tools/hprof2ndjson" "$t/unfinished-cut.hprof" "$t/unfinished-cut.ndjson"
+	check "with its error alone: a failed run's warnings are not told" test "$(wc -l <"$t/err")" = 1
+	check "salvaged, the warnings come before the salvage's line" expect_rc 5 "$tools/hprof2ndjson" --salvage "$t/unfinished-cut.hprof" "$t/unfinished-cut.ndjson"
+	check "(three, their count, the salvage)" test "$(grep -c ': warning: ' "$t/err") $(tail -1 "$t/err" | grep -c 'salvaged what came before')" = "4 1"
 else
 	echo "note: $gen missing: the profile cases skipped"
 fi

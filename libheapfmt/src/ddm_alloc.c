@@ -451,6 +451,8 @@ hf_status hf_alloc_read(hf_input *in, hf_sink *sink, const hf_alloc_options *opt
 	c.stats_warnings = &stats->warnings;
 	c.order = opt->order;
 	c.warn_key = "ddm.warning";
+	c.warning = opt->warning;
+	c.warning_ctx = opt->warning_ctx;
 	hf_buf all;
 	hf_buf_init(&all);
 	hf_status st;

@@ -17,7 +17,6 @@
 #include <stdio.h>
 
 #define N(a) (sizeof(a) / sizeof *(a))
-#define MAX_WARNINGS_KEPT 20
 
 /* ---- types -------------------------------------------------------------- */
 
@@ -293,7 +292,7 @@ hf_status ddm_warn(ddm_ctx *c, uint64_t off, const char *tag, const char *fmt, .
 	c->warnings++;
 	if (c->stats_warnings)
 		(*c->stats_warnings)++;
-	if (c->warnings > MAX_WARNINGS_KEPT)
+	if (c->warnings > HF_WARNINGS_KEPT)
 		return HF_OK;
 	char msg[300], line[400];
 	va_list ap;
@@ -305,6 +304,8 @@ hf_status ddm_warn(ddm_ctx *c, uint64_t off, const char *tag, const char *fmt, .
 		         " of the inflated payload: %s", c->zlib_off, tag, off, msg);
 	else
 		snprintf(line, sizeof line, "offset %" PRIu64 " (%s): %s", off, tag, msg);
+	if (c->warning)
+		c->warning(c->warning_ctx, line);
 	return ddm_meta(c, c->warn_key, line);
 }
 

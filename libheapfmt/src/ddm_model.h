@@ -38,6 +38,8 @@ typedef struct ddm_ctx {
 	hf_sink *sink;
 	hf_error *err;
 	const char *warn_key;   /* metadata key of warnings */
+	hf_warning_fn warning;  /* the options' (hf_warning_fn), or NULL */
+	void *warning_ctx;
 	uint64_t warnings;
 	uint64_t *stats_warnings;
 	hf_alloc_stats *astats;

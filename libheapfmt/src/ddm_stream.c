@@ -1465,6 +1465,8 @@ hf_status hf_ddm_read(hf_input *in, hf_sink *sink, const hf_ddm_options *opt,
 	s->c.astats = &stats->alloc;
 	s->c.stats_warnings = &stats->warnings;
 	s->c.order = opt->order;
+	s->c.warning = opt->warning;
+	s->c.warning_ctx = opt->warning_ctx;
 	s->in = in;
 	s->opt = opt;
 	s->stats = stats;

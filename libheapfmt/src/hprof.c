@@ -51,7 +51,6 @@ enum {
 enum { T_OBJECT = 2, T_BOOLEAN = 4, T_CHAR = 5, T_FLOAT = 6, T_DOUBLE = 7, T_BYTE = 8,
        T_SHORT = 9, T_INT = 10, T_LONG = 11 };
 
-#define MAX_WARNINGS_KEPT 20
 #define MAX_CLASS_CHAIN 4096
 /* Flattened fields (class_layout) always allowed, beyond one per input byte. */
 #define FLAT_FIELDS_FREE ((uint64_t)1 << 20)
@@ -419,7 +418,7 @@ static hf_status warn(reader *r, uint64_t off, const char *fmt, ...)
 		return HF_OK; /* said during the first pass */
 	r->warnings++;
 	r->stats->warnings++;
-	if (r->warnings > MAX_WARNINGS_KEPT)
+	if (r->warnings > HF_WARNINGS_KEPT)
 		return HF_OK;
 	char msg[300], line[340];
 	va_list ap;
@@ -427,6 +426,8 @@ static hf_status warn(reader *r, uint64_t off, const char *fmt, ...)
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
 	snprintf(line, sizeof line, "offset %" PRIu64 ": %s", off, msg);
+	if (r->opt->warning)
+		r->opt->warning(r->opt->warning_ctx, line);
 	return hf_sink_metadata(r->sink, "hprof.warning", line, r->err);
 }
 

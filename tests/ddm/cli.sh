@@ -131,5 +131,17 @@ done
 printf 'JDWP-Handshake\000\000\000\013\000\000\000\001\000\001\001' >"$t/hsp.bin"
 check "the handshake and a packet convert" expect_rc 0 "$tools/hpsg2ndjson" "$t/hsp.bin" "$t/hsp.nd"
 check "(one packet, no chunk)" sh -c "grep -q '\"key\":\"ddm.jdwp_packets\",\"value\":\"1\"' '$t/hsp.nd' && grep -q '\"key\":\"ddm.chunks\",\"value\":\"0\"' '$t/hsp.nd'"
+# A capture that converts with warnings says so on stderr at the end, a line
+# each naming the input, the offset and the chunk (the output has them as
+# ddm.warning metadata); a report whose count had wrapped, as well.
+"$gen" "$descs/unpaired-hpst.desc" "$t/open.bin" || exit 1
+for p in hpsg2ndjson hpsg2heapdb; do
+	check "$p of a series the capture leaves open" expect_rc 0 "$tools/$p" "$t/open.bin" "$t/open.$p"
+	check "$p tells it on stderr" test "$(cat "$t/err")" = "$p: $t/open.bin: warning: offset 61 (HPST): heap 1 started but the input ends before its HPEN"
+done
+"$gen" "$descs/alloc-overflow.desc" "$t/wrap.alloc" || exit 1
+check "alloc2ndjson of a report whose count wrapped" expect_rc 0 "$tools/alloc2ndjson" "$t/wrap.alloc" "$t/wrap.ndjson"
+check "tells it on stderr" test "$(cat "$t/err")" = "alloc2ndjson: $t/wrap.alloc: warning: offset 3 (REAL/header): entry count 0 had wrapped: 65536 entries fill the report up to the string tables"
+check "as the output's metadata does" grep -q '"key":"ddm.warning","value":"offset 3 (REAL/header): entry count 0 had wrapped' "$t/wrap.ndjson"
 echo "ddm cli: $fails failed"
 [ "$fails" = 0 ]

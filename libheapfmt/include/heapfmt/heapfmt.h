@@ -287,6 +287,14 @@ HF_API void hf_on_temp_output(void (*fn)(const char *path, void *ctx), void *ctx
 
 typedef void (*hf_progress_fn)(void *ctx, uint64_t done, uint64_t total);
 
+/* A reader's warning as it is met: the text of the metadata record it
+ * writes (hprof.warning, ddm.warning: "offset N (...): what"), for a caller
+ * that tells its user (the programs print the first few on stderr).  The
+ * first HF_WARNINGS_KEPT of a run are written and passed on; the others are
+ * only counted (the stats' warnings). */
+typedef void (*hf_warning_fn)(void *ctx, const char *text);
+#define HF_WARNINGS_KEPT 20
+
 typedef struct hf_hprof_options {
 	int values;          /* also write primitive field values and array contents */
 	long dump_index;     /* -1: every dump; else only this one (0-based) */
@@ -307,6 +315,8 @@ typedef struct hf_hprof_options {
 	                      * SIZE_MAX = no limit but the sink's max_text).  A
 	                      * dump's classes, which wait for its end, also have
 	                      * the larger of this and the default in all. */
+	hf_warning_fn warning; /* NULL: the warnings go only into the output */
+	void *warning_ctx;
 } hf_hprof_options;
 #define HF_VALUES_LIMIT_DEFAULT ((size_t)64 << 20)
 
@@ -375,6 +385,8 @@ typedef struct hf_alloc_options {
 	const char *source_name; /* metadata target_file; NULL = input name */
 	const char *crtime;      /* ISO-8601; NULL = now (or SOURCE_DATE_EPOCH) */
 	const char *generator;   /* program name for metadata; NULL = "libheapfmt" */
+	hf_warning_fn warning;   /* NULL: the warnings go only into the output */
+	void *warning_ctx;
 } hf_alloc_options;
 
 HF_API void hf_alloc_options_init(hf_alloc_options *opt);
@@ -423,6 +435,8 @@ typedef struct hf_ddm_options {
 	int strict;              /* an unpaired HPST/HPEN (NHST/NHEN), a segment
 	                          * outside a series or a series still open at the
 	                          * end is an error, not a warning */
+	hf_warning_fn warning;   /* NULL: the warnings go only into the output */
+	void *warning_ctx;
 } hf_ddm_options;
 
 HF_API void hf_ddm_options_init(hf_ddm_options *opt);
