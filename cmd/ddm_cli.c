@@ -111,6 +111,11 @@ static int ddm_option(void *ctx, int argc, char **argv, int *i)
 	return 0;
 }
 
+/* The options both readers share, from the command line and the run. */
+#define RUN_OPTIONS(o, c, r) \
+	((o).order = (c)->order, (o).source_name = (r)->in, (o).crtime = (r)->crtime, \
+	 (o).generator = cli_prog, (o).warning = cli_warning_cb, (o).warning_ctx = (r))
+
 static hf_status ddm_run(void *ctx, cli_run *r, hf_error *err)
 {
 	const ddm_args *c = ctx;
@@ -123,16 +128,11 @@ static hf_status ddm_run(void *ctx, cli_run *r, hf_error *err)
 		hf_ddm_options_init(&o);
 		o.shape = c->payload ? HF_DDM_SHAPE_PAYLOAD : c->shape;
 		o.payload_type = c->payload;
-		o.order = c->order;
+		RUN_OPTIONS(o, c, r);
 		o.strict = c->strict;
 		o.salvage = c->salvage;
-		o.source_name = r->in;
-		o.crtime = r->crtime;
-		o.generator = cli_prog;
 		o.progress = cli_progress_cb;
 		o.progress_ctx = r->progress;
-		o.warning = cli_warning_cb;
-		o.warning_ctx = r;
 		hf_ddm_stats stats;
 		st = hf_ddm_read(in, r->sink, &o, &stats, err);
 		r->warnings = stats.warnings;
@@ -146,12 +146,7 @@ static hf_status ddm_run(void *ctx, cli_run *r, hf_error *err)
 	} else {
 		hf_alloc_options o;
 		hf_alloc_options_init(&o);
-		o.order = c->order;
-		o.source_name = r->in;
-		o.crtime = r->crtime;
-		o.generator = cli_prog;
-		o.warning = cli_warning_cb;
-		o.warning_ctx = r;
+		RUN_OPTIONS(o, c, r);
 		hf_alloc_stats stats;
 		st = hf_alloc_read(in, r->sink, &o, &stats, err);
 		r->warnings = stats.warnings;
