@@ -507,11 +507,16 @@ void cli_warnings_tell(const cli_run *r)
 	const char *in = cli_input_name(r->in);
 	for (unsigned i = 0; i < r->nwarning; i++)
 		fprintf(stderr, "%s: %s: warning: %s\n", cli_prog, in, r->warning[i]);
-	if (r->warnings > r->nwarning && r->warning_key)
+	if (r->warnings <= r->nwarning)
+		return;
+	if (r->warning_key)
 		fprintf(stderr, "%s: %s: warning: %llu warnings in all, %u shown; the output holds the first %llu"
 		        " (metadata %s) and their count (%ss)\n", cli_prog, in, (unsigned long long)r->warnings,
 		        r->nwarning, (unsigned long long)(r->warnings < HF_WARNINGS_KEPT ? r->warnings : HF_WARNINGS_KEPT),
 		        r->warning_key, r->warning_key);
+	else
+		fprintf(stderr, "%s: %s: warning: %llu warnings in all, %u shown\n", cli_prog, in,
+		        (unsigned long long)r->warnings, r->nwarning);
 }
 
 int cli_common_option(const char *a, const char *help, int *progress_mode)

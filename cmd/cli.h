@@ -161,7 +161,7 @@ typedef struct cli_run {
 	char warning[CLI_WARNINGS_SHOWN][400];
 	unsigned nwarning;
 	uint64_t warnings;
-	const char *warning_key; /* "hprof.warning", "ddm.warning" */
+	const char *warning_key; /* "hprof.warning", "ddm.warning"; NULL: no output keeps them */
 } cli_run;
 
 /* hf_warning_fn (ctx: the cli_run): keeps the first CLI_WARNINGS_SHOWN. */

@@ -202,8 +202,14 @@ static int prepare_input(const opts *o, const char *path, const char *which, cha
 		ho.source_name = path;
 		ho.progress = cli_progress_cb;
 		ho.progress_ctx = &pr;
+		/* What the reader met is told as the converters tell it (the
+		 * database it went into is a temporary one). */
+		cli_run warned = { .in = path };
+		ho.warning = cli_warning_cb;
+		ho.warning_ctx = &warned;
 		hf_hprof_stats hs;
 		st = hf_hprof_read(in, sink, &ho, &hs, &err);
+		warned.warnings = hs.warnings;
 		/* An hprof agent's profile converts, without objects: nothing to
 		 * compare, where every class would read as gone. */
 		if (!st && !hs.dumps)
@@ -212,6 +218,8 @@ static int prepare_input(const opts *o, const char *path, const char *which, cha
 		if (!st)
 			st = hf_sink_finish(sink, &err);
 		cli_progress_end(&pr, st == HF_OK);
+		if (!st)
+			cli_warnings_tell(&warned);
 	}
 	hf_sink_destroy(sink, st == HF_OK);
 	hf_input_close(in);

@@ -80,6 +80,8 @@ if [ -x "$gen" ] && "$gen" agent-cpu-samples "$t/profile.hprof" && "$gen" no-hea
 	check "with its error alone: a failed run's warnings are not told" test "$(wc -l <"$t/err")" = 1
 	check "salvaged, the warnings come before the salvage's line" expect_rc 5 "$tools/hprof2ndjson" --salvage "$t/unfinished-cut.hprof" "$t/unfinished-cut.ndjson"
 	check "(three, their count, the salvage)" test "$(grep -c ': warning: ' "$t/err") $(tail -1 "$t/err" | grep -c 'salvaged what came before')" = "4 1"
+	check "heapdiff of that dump and itself" expect_rc 0 "$tools/heapdiff" "$t/unfinished.hprof" "$t/unfinished.hprof"
+	check "tells each input's warnings" test "$(grep -c "^heapdiff: $t/unfinished.hprof: warning: offset [0-9]*: class 0x10000 not laid out" "$t/err") $(grep -c "^heapdiff: $t/unfinished.hprof: warning: 20000 warnings in all, 3 shown\$" "$t/err")" = "6 2"
 else
 	echo "note: $gen missing: the profile cases skipped"
 fi

@@ -25,6 +25,7 @@ Usage: test_heapdiff.py TOOLS_DIR TESTDATA_HPROF_DIR [V8_SNAPSHOT]
 """
 import json
 import os
+import shutil
 import struct
 import sys
 import tempfile
@@ -43,6 +44,12 @@ def records(out):
 
 def main():
     tools, hdir = sys.argv[1], sys.argv[2]
+    # heapdiff's temporary directories go into a $TMPDIR of this test's own,
+    # so that the check that none is left sees no other test's heapdiff
+    # (test_cli's, run beside this one) still at work.
+    private_tmp = tempfile.mkdtemp(prefix="test_heapdiff-")
+    os.environ["TMPDIR"] = private_tmp
+    tempfile.tempdir = private_tmp
     heapdiff = os.path.join(tools, "heapdiff")
     before, after = (os.path.join(hdir, "leak-%s.hprof.gz" % w) for w in ("before", "after"))
     hb, ha = (read_histogram(os.path.join(hdir, "leak-%s.histo.txt" % w)) for w in ("before", "after"))
@@ -155,6 +162,7 @@ def main():
         if len(sys.argv) > 3:
             v8_leak(tools, heapdiff, sys.argv[3], t)
 
+    shutil.rmtree(private_tmp, ignore_errors=True)
     return done("test_heapdiff")
 
 
