@@ -1510,6 +1510,13 @@ hf_status hf_ddm_read(hf_input *in, hf_sink *sink, const hf_ddm_options *opt,
 			                 "the input holds only the JDWP handshake, no packet after it");
 			goto out;
 		}
+		/* A debugger's session without DDM's traffic converts to nothing
+		 * but its counts: told, as a capture of the wrong process would
+		 * otherwise pass for an empty heap. */
+		if (!st && !stats->chunks)
+			st = ddm_warn(&s->c, hf_input_offset(in), "input",
+			              "the capture holds JDWP packets (%" PRIu64 ") but no DDM chunk: nothing of the"
+			              " heap to convert", stats->packets);
 	} else if (shape == HF_DDM_SHAPE_CHUNKS)
 		st = read_chunks(s);
 	else

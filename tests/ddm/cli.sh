@@ -131,6 +131,7 @@ done
 printf 'JDWP-Handshake\000\000\000\013\000\000\000\001\000\001\001' >"$t/hsp.bin"
 check "the handshake and a packet convert" expect_rc 0 "$tools/hpsg2ndjson" "$t/hsp.bin" "$t/hsp.nd"
 check "(one packet, no chunk)" sh -c "grep -q '\"key\":\"ddm.jdwp_packets\",\"value\":\"1\"' '$t/hsp.nd' && grep -q '\"key\":\"ddm.chunks\",\"value\":\"0\"' '$t/hsp.nd'"
+check "with a warning that nothing of the heap was there" test "$(cat "$t/err")" = "hpsg2ndjson: $t/hsp.bin: warning: offset 25 (input): the capture holds JDWP packets (1) but no DDM chunk: nothing of the heap to convert"
 # A capture that converts with warnings says so on stderr at the end, a line
 # each naming the input, the offset and the chunk (the output has them as
 # ddm.warning metadata); a report whose count had wrapped, as well.
