@@ -157,6 +157,21 @@ def main():
             rc, _, err = run(["sh", "-c", 'cd "$0" && exec "$@"', t, heapdiff] + args)
             check(rc == 1 and err == "heapdiff: %s\n" % what,
                   "heapdiff %s: exit 1 naming the input (%d: %r)" % (" ".join(args), rc, err))
+        # A damaged database: SQLite's reason and the file, not the SQL
+        # statement (several hundred bytes, which cut the reason off).
+        damaged = os.path.join(t, "damaged.db")
+        with open(dbs[1], "rb") as f:
+            data = bytearray(f.read())
+        for off in range(4096 * 3, len(data), 4096 * 7):
+            data[off:off + 300] = b"\xff" * 300
+        with open(damaged, "wb") as f:
+            f.write(data)
+        for args in ([dbs[0], damaged], [damaged, dbs[0]]):
+            rc, _, err = run([heapdiff] + args)
+            check(rc == 1 and err == "heapdiff: SQLite: %s: cannot count the nodes by class: database disk "
+                  "image is malformed\n" % damaged,
+                  "heapdiff %s: a damaged database named, with SQLite's reason (%d: %r)"
+                  % (" ".join(args), rc, err))
         check(run([heapdiff, os.path.join(t, "absent"), dbs[1]])[0] == 3, "a missing file: exit 3")
         check(run([heapdiff, dbs[0]])[0] == 2, "one argument: exit 2")
         check(run([heapdiff, "--fail-count=x", dbs[0], dbs[1]])[0] == 2, "a bad number: exit 2")
