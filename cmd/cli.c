@@ -254,7 +254,11 @@ void cli_report_about(const char *path, const hf_error *err)
 	char line[600];
 	hf_error_format(err, line, 512);
 	nomem_limit(err, line, sizeof line);
-	if (names_path(line, path))
+	/* An error at an offset is about the input's bytes, whose messages do
+	 * not name the file (cli_report names it for them too): a word of the
+	 * message may be the file's name ("the file ends after 0" of a dump
+	 * named "after", "the input is empty" of one named "empty"). */
+	if (!err->has_offset && names_path(line, path))
 		fprintf(stderr, "%s: %s\n", cli_prog, line);
 	else
 		fprintf(stderr, "%s: %s: %s\n", cli_prog, path, line);

@@ -152,6 +152,33 @@ def main():
         rc, _, err = run([heapdiff, dbs[0], junk])
         check(rc == 1 and err.startswith("heapdiff: %s: " % junk) and err.count("\n") == 1,
               "a junk second input is named (%d: %r)" % (rc, err))
+        # An input whose name is a word of its error ("after" in "the file
+        # ends after 0", "empty" in "the input is empty") is named all the
+        # same: the name was dropped, as if the message named the file.
+        with open(os.path.join(t, "after"), "wb") as f:
+            f.write(b"JAVA PROFILE 1.0.2\0" + struct.pack(">IQ", 4, 0) + struct.pack(">BII", 0x01, 0, 42))
+        open(os.path.join(t, "empty"), "wb").close()
+        for args, what in ((["b.db", "after"], "after: offset 31 (UTF8): declares 42 bytes but the "
+                            "file ends after 0"), (["empty", "b.db"], "empty: offset 0 (input): the "
+                            "input is empty")):
+            rc, _, err = run(["sh", "-c", 'cd "$0" && exec "$@"', t, heapdiff] + args)
+            check(rc == 1 and err == "heapdiff: %s\n" % what,
+                  "heapdiff %s: exit 1 naming the input (%d: %r)" % (" ".join(args), rc, err))
+        # A damaged database: SQLite's reason and the file, not the SQL
+        # statement (several hundred bytes, which cut the reason off).
+        damaged = os.path.join(t, "damaged.db")
+        with open(dbs[1], "rb") as f:
+            data = bytearray(f.read())
+        for off in range(4096 * 3, len(data), 4096 * 7):
+            data[off:off + 300] = b"\xff" * 300
+        with open(damaged, "wb") as f:
+            f.write(data)
+        for args in ([dbs[0], damaged], [damaged, dbs[0]]):
+            rc, _, err = run([heapdiff] + args)
+            check(rc == 1 and err == "heapdiff: SQLite: %s: cannot count the nodes by class: database disk "
+                  "image is malformed\n" % damaged,
+                  "heapdiff %s: a damaged database named, with SQLite's reason (%d: %r)"
+                  % (" ".join(args), rc, err))
         check(run([heapdiff, os.path.join(t, "absent"), dbs[1]])[0] == 3, "a missing file: exit 3")
         check(run([heapdiff, dbs[0]])[0] == 2, "one argument: exit 2")
         check(run([heapdiff, "--fail-count=x", dbs[0], dbs[1]])[0] == 2, "a bad number: exit 2")

@@ -299,7 +299,7 @@ int hf_ddm_chunk_decoded(uint32_t type)
 }
 
 /* What a chunk is, from its type and length. */
-static const char *classify(uint32_t type, const uint8_t *p, size_t n)
+static const char *classify(uint32_t type, size_t n)
 {
 	if (!hf_ddm_chunk_decoded(type))
 		return is_skipped_type(type) ? (n ? "skipped" : "empty") : "unknown";
@@ -309,7 +309,10 @@ static const char *classify(uint32_t type, const uint8_t *p, size_t n)
 	case T_HPSG: case T_NHSG: return n == 2 ? "request" : "decoded";
 	case T_REAL: case T_FEAT: return n == 0 ? "request" : "decoded";
 	case T_REAQ: return n == 0 ? "request" : "decoded";
-	case T_THST: return (n >= 4 && p && p[0] >= 4 && p[1] >= 18) ? "decoded" : "request";
+	/* The host's THST is empty: any bytes are the VM's reply, whose
+	 * header do_thread checks (a damaged one was taken for a request and
+	 * its threads dropped without a word). */
+	case T_THST: return n == 0 ? "request" : "decoded";
 	}
 	return "decoded";
 }
@@ -476,8 +479,14 @@ static hf_status do_thread(stream *s, uint32_t type, const uint8_t *p, size_t n,
 		return thread_rec(s, chunk, "death", hf_be32(p), 0, NULL);
 	}
 	if (type == T_THST) {
+		if (n < 4)
+			return cfail(s, HF_ERR_TRUNCATED, type, base, 0, "a header of %zu bytes, not 4", n);
 		unsigned hl = p[0], el = p[1];
 		uint32_t count = hf_be16(p + 2);
+		if (hl < 4 || el < 18)
+			return cfail(s, HF_ERR_FORMAT, type, base, hl < 4 ? 0 : 1,
+			             "%s length %u is below %u", hl < 4 ? "header" : "entry", hl < 4 ? hl : el,
+			             hl < 4 ? 4u : 18u);
 		if ((uint64_t)hl + (uint64_t)count * el > n)
 			return cfail(s, HF_ERR_FORMAT, type, base, 2,
 			             "%" PRIu32 " entries of %u bytes after a %u-byte header run past the "
@@ -897,7 +906,7 @@ static hf_status handle(stream *s, uint32_t type, const uint8_t *p, size_t n, ui
 	uint64_t chunk = s->chunk_no++;
 	s->stats->chunks++;
 	count_type(s, type);
-	const char *status = classify(type, p, n);
+	const char *status = classify(type, n);
 	char tn[5];
 	ddm_type_name(type, tn);
 	ddm_vals_clear(c, 9);

@@ -12,20 +12,30 @@
 typedef struct differ {
 	sqlite3 *db;
 	hf_error *err;
+	const char *before, *after; /* the paths of schemas "a" and "b" */
 } differ;
 
-static hf_status sql_error(differ *d, const char *what)
+/* Names the database that failed (schema s, or both for NULL: a statement
+ * that reads the two cannot tell which) and what was being read, not the
+ * statement: SQLite's reason (a damaged file) came after several hundred
+ * bytes of SQL, past the end of the message, and no file was named. */
+static hf_status sql_error(differ *d, const char *s, const char *what)
 {
 	int code = sqlite3_errcode(d->db) & 0xFF;
+	char files[2 * 512 + 8];
+	if (s)
+		snprintf(files, sizeof files, "%s", !strcmp(s, "a") ? d->before : d->after);
+	else
+		snprintf(files, sizeof files, "%s and %s", d->before, d->after);
 	return hf_error_set(d->err, code == SQLITE_NOMEM ? HF_ERR_NOMEM
 	                            : hf_sqlite_damaged(code) ? HF_ERR_FORMAT : HF_ERR_IO,
-	                    "SQLite: %s: %s%s", what, sqlite3_errmsg(d->db), hf_sqlite_hint(d->db));
+	                    "SQLite: %s: %s: %s%s", files, what, sqlite3_errmsg(d->db), hf_sqlite_hint(d->db));
 }
 
-static hf_status exec(differ *d, const char *sql)
+static hf_status exec(differ *d, const char *s, const char *what, const char *sql)
 {
 	if (sqlite3_exec(d->db, sql, NULL, NULL, NULL) != SQLITE_OK)
-		return sql_error(d, sql);
+		return sql_error(d, s, what);
 	return HF_OK;
 }
 
@@ -114,7 +124,7 @@ static hf_status v8_names(differ *d, const char *s)
 	char *sql = sqlite3_str_finish(u);
 	if (!sql)
 		return hf_error_set(d->err, HF_ERR_NOMEM, "out of memory");
-	hf_status st = exec(d, sql);
+	hf_status st = exec(d, s, "cannot name the V8 nodes", sql);
 	sqlite3_free(sql);
 	return st;
 }
@@ -139,7 +149,7 @@ static hf_status histogram(differ *d, const char *s, int analysed)
 		                            s, s, s);
 		if (!sql)
 			return hf_error_set(d->err, HF_ERR_NOMEM, "out of memory");
-		st = exec(d, sql);
+		st = exec(d, s, "cannot count the nodes by name", sql);
 		sqlite3_free(sql);
 		return st;
 	}
@@ -184,24 +194,25 @@ static hf_status histogram(differ *d, const char *s, int analysed)
 	sqlite3_free(retained);
 	if (!sql)
 		return hf_error_set(d->err, HF_ERR_NOMEM, "out of memory");
-	hf_status st = exec(d, sql);
+	hf_status st = exec(d, s, "cannot count the nodes by class", sql);
 	sqlite3_free(sql);
 	return st;
 }
 
-/* Runs a query and hands each row to fn; stops at the first error. */
+/* Runs a query of both databases and hands each row to fn; stops at the
+ * first error. */
 static hf_status each_row(differ *d, const char *sql, hf_status (*fn)(sqlite3_stmt *, void *),
                           void *ctx)
 {
 	sqlite3_stmt *q;
 	if (sqlite3_prepare_v2(d->db, sql, -1, &q, NULL) != SQLITE_OK)
-		return sql_error(d, "prepare");
+		return sql_error(d, NULL, "cannot compare them");
 	int rc;
 	hf_status st = HF_OK;
 	while (!st && (rc = sqlite3_step(q)) == SQLITE_ROW)
 		st = fn(q, ctx);
 	if (!st && rc != SQLITE_DONE)
-		st = sql_error(d, "step");
+		st = sql_error(d, NULL, "cannot compare them");
 	sqlite3_finalize(q);
 	if (st == HF_ERR_NOMEM)
 		hf_error_set(d->err, HF_ERR_NOMEM, "out of memory");
@@ -361,7 +372,7 @@ hf_status hf_diff_compute(const char *before, const char *after, size_t new_obje
                           hf_error *err)
 {
 	memset(out, 0, sizeof *out);
-	differ d = { NULL, err };
+	differ d = { NULL, err, before, after };
 	if (sqlite3_open_v2(":memory:", &d.db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_URI, NULL) != SQLITE_OK) {
 		sqlite3_close(d.db);
 		return hf_error_set(err, HF_ERR_NOMEM, "SQLite: cannot open a connection");
