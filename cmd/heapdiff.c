@@ -432,6 +432,12 @@ int main(int argc, char **argv)
 		if (st) {
 			cli_report(NULL, &err);
 			rc = cli_exit_code(st);
+		} else if (d.mixed) {
+			/* Compared as asked (a heap exported to a snapshot and read back
+			 * may be meant), but hardly what anyone wants to read. */
+			fprintf(stderr, "%s: warning: %s is of a V8 heap snapshot and %s of a Java heap: their"
+			        " classes are named apart, so every one reads as new or gone\n", cli_prog,
+			        cli_input_name(o.args[d.mixed - 1]), cli_input_name(o.args[2 - d.mixed]));
 		}
 	}
 	remove_temporaries();

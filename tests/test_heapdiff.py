@@ -234,6 +234,15 @@ def v8_leak(tools, heapdiff, snapshot, t):
     check(len(new) == 1 and new[0].get("class") == "Leak", "V8: the largest new object is a Leak: %s" % new)
     rc, _, err = run([heapdiff, "--class=Leak", "--fail-count=5", dbs[0], dbs[1]])
     check(rc == 6 and "Leak" in err, "V8: --class=Leak --fail-count=5: exit %d, %s" % (rc, err.strip()))
+    check(err.count("warning") == 0, "two V8 databases: no warning (%r)" % err)
+    # A V8 database against a Java heap's (the dump heapdiff converts): told,
+    # whichever comes first, as their classes are named apart.
+    dump = os.path.join(os.path.dirname(os.path.dirname(snapshot)), "hprof", "leak-before.hprof.gz")
+    for args, v8, java in (([dbs[0], dump], dbs[0], dump), ([dump, dbs[1]], dbs[1], dump)):
+        rc, _, err = run([heapdiff] + args)
+        check(rc == 0 and err == "heapdiff: warning: %s is of a V8 heap snapshot and %s of a Java heap: their"
+              " classes are named apart, so every one reads as new or gone\n" % (v8, java),
+              "heapdiff %s: exit 0, the warning (%d: %r)" % (" ".join(args), rc, err))
 
 
 if __name__ == "__main__":

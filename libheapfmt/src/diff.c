@@ -312,6 +312,8 @@ static hf_status compute(differ *d, const char *before, const char *after, size_
 	hf_status st;
 	if ((st = attach(d, before, "a")) || (st = attach(d, after, "b")))
 		return st;
+	int v8a = is_v8(d, "a"), v8b = is_v8(d, "b");
+	r->mixed = v8a == v8b ? 0 : v8a ? 1 : 2;
 	/* Retained bytes only when both hold the analysis. */
 	r->retained = has_table(d, "a", "node_analysis") && has_table(d, "b", "node_analysis");
 	if ((st = histogram(d, "a", r->retained)) || (st = histogram(d, "b", r->retained)))

@@ -57,6 +57,10 @@ typedef struct hf_diff {
 	size_t nnew;
 	int64_t objects_before, objects_after, bytes_before, bytes_after;
 	int retained;            /* both databases hold the analysis */
+	int mixed;               /* 1 (before) or 2 (after): that one alone is of a V8
+	                          * heap snapshot; their classes are named apart
+	                          * (constructors, Java classes), so every one reads as
+	                          * new or gone.  0: both of the same kind */
 } hf_diff;
 
 /* Compares the heap databases at before and after (opened read-only);
