@@ -123,6 +123,7 @@ static hf_status ddm_run(void *ctx, cli_run *r, hf_error *err)
 	hf_status st = cli_run_open_input(r, &in, err);
 	if (st)
 		return st;
+	r->warning_key = "ddm.warning";
 	if (c->prog->stream) {
 		hf_ddm_options o;
 		hf_ddm_options_init(&o);
@@ -136,7 +137,6 @@ static hf_status ddm_run(void *ctx, cli_run *r, hf_error *err)
 		hf_ddm_stats stats;
 		st = hf_ddm_read(in, r->sink, &o, &stats, err);
 		r->warnings = stats.warnings;
-		r->warning_key = "ddm.warning";
 		if (st && stats.salvageable)
 			cli_salvage_hint(err);
 		if (!st && stats.incomplete) {
@@ -150,7 +150,6 @@ static hf_status ddm_run(void *ctx, cli_run *r, hf_error *err)
 		hf_alloc_stats stats;
 		st = hf_alloc_read(in, r->sink, &o, &stats, err);
 		r->warnings = stats.warnings;
-		r->warning_key = "ddm.warning";
 	}
 	hf_input_close(in);
 	return st;

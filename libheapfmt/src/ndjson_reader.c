@@ -167,7 +167,8 @@ typedef struct reader {
 	 * heapfmt.schema since the last heapfmt.complete (stats->unfinished, and
 	 * stats->cut_line when another stream's heapfmt.schema comes first). */
 	int stream_open;
-	uint64_t schema_line, schema_again; /* the line of the first heapfmt.schema; of the next */
+	int schema_seen;
+	uint64_t schema_again;  /* the line of the second heapfmt.schema, or 0 */
 	uint64_t complete_line; /* the line of the first heapfmt.complete, or 0 */
 } reader;
 
@@ -1221,6 +1222,18 @@ static hf_status parse_fields(reader *r, hf_type *t, hf_field **out)
 	return HF_OK;
 }
 
+/* The end of a "declared twice" error in streams joined (cat a.ndjson
+ * b.ndjson), whose second declares its types again: each stream is a
+ * database of its own (their ids would meet).  "" otherwise. */
+static const char *joined_hint(const reader *r, char *buf, size_t size)
+{
+	if (!r->schema_again)
+		return "";
+	snprintf(buf, size, " (a second stream began at line %llu, heapfmt.schema: load each stream"
+	         " into a database of its own)", (unsigned long long)r->schema_again);
+	return buf;
+}
+
 static hf_status declare(reader *r, hf_type_class cls)
 {
 	hf_type t;
@@ -1243,18 +1256,14 @@ static hf_status declare(reader *r, hf_type_class cls)
 		for (size_t i = 0; reserved[i]; i++)
 			if (!strcmp(t.name, reserved[i]))
 				return fail(r, HF_ERR_FORMAT, "a record type cannot be named \"%s\"", t.name);
-	/* Streams joined (cat a.ndjson b.ndjson): the second declares its types
-	 * again; each stream is a database of its own (their ids would meet). */
-	char joined[128] = "";
-	if (r->schema_again)
-		snprintf(joined, sizeof joined, " (a second stream began at line %llu, heapfmt.schema: load each"
-		         " stream into a database of its own)", (unsigned long long)r->schema_again);
+	char joined[128];
 	if (cls != HF_TYPE_RECORD && find_type_id(r, cls, t.id))
 		return fail(r, HF_ERR_FORMAT, "%s subtype %d is declared twice%s",
-		            cls == HF_TYPE_NODE ? "node" : "edge", t.id, joined);
+		            cls == HF_TYPE_NODE ? "node" : "edge", t.id, joined_hint(r, joined, sizeof joined));
 	uint64_t name_key;
 	if (type_name_slot(r, cls, t.name, strlen(t.name), &name_key))
-		return fail(r, HF_ERR_FORMAT, "type \"%.60s\" is declared twice%s", t.name, joined);
+		return fail(r, HF_ERR_FORMAT, "type \"%.60s\" is declared twice%s", t.name,
+		            joined_hint(r, joined, sizeof joined));
 	hf_field *fields = NULL;
 	if (cls != HF_TYPE_EDGE && (s = parse_fields(r, &t, &fields)))
 		return s;
@@ -1450,10 +1459,9 @@ static hf_status do_line(reader *r, const char *line, size_t len)
 			if (r->stream_open && !r->st->cut_line)
 				r->st->cut_line = r->st->lines;
 			r->stream_open = 1;
-			if (!r->schema_line)
-				r->schema_line = r->st->lines;
-			else if (!r->schema_again)
+			if (r->schema_seen && !r->schema_again)
 				r->schema_again = r->st->lines;
+			r->schema_seen = 1;
 		} else if (!strcmp(k, "heapfmt.complete")) {
 			r->stream_open = 0;
 			if (!r->complete_line)
