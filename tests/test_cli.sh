@@ -211,6 +211,15 @@ check "as written" test "$(sqlite3 "$t/bigjson.db" "SELECT length(v), substr(v, 
 sed 's/39999, 40000/39999, 040000/' "$t/bigjson.ndjson" >"$t/bigbad.ndjson"
 check "a bad number in it is bad input" expect_rc 1 "$tools/ndjson2heapdb" "$t/bigbad.ndjson" "$t/bigbad.db"
 check "naming the field and the line" grep -q '(line 2): not JSON: the value of "v" is invalid at byte 2689' "$t/err"
+# Nested past jansson's 2048 levels, in a short line (jansson's words) and in
+# one of 64 KiB or more (checked without jansson): the same cause named.
+deep=$(printf '%03000d' 0 | tr 0 '[')$(printf '%03000d' 0 | tr 0 ']')
+printf '{"record":"x.big","v":%s}\n' "$deep" | cat "$t/bigjson.ndjson" - >"$t/deep.ndjson"
+check "a value nested 3000 deep is bad input" expect_rc 1 "$tools/ndjson2heapdb" "$t/deep.ndjson" "$t/deep.db"
+check "saying so" grep -q '(line 3): not JSON: maximum parsing depth reached' "$t/err"
+printf '{"record":"x.big","v":[%s, %s]}\n' "$big" "$deep" | cat "$t/bigjson.ndjson" - >"$t/deepbig.ndjson"
+check "in a line of 300 KB too" expect_rc 1 "$tools/ndjson2heapdb" "$t/deepbig.ndjson" "$t/deepbig.db"
+check "saying so, not that it is invalid" grep -q "(line 3): not JSON: the value of \"v\" reaches the maximum parsing depth at byte $(( ${#big} + 25 + 2046 ))" "$t/err"
 printf '{"record":"x.big","v":[1\000]}\n' | cat "$t/bigjson.ndjson" - >"$t/nul.ndjson"
 check "a NUL byte after a number is bad input" expect_rc 1 "$tools/ndjson2heapdb" "$t/nul.ndjson" "$t/nul.db"
 check "naming it" grep -q 'not JSON: a NUL byte at byte 24 of the line' "$t/err"
@@ -697,6 +706,50 @@ core_fails node_type subtype 'null (a value is required)' '{"record":"node_type"
 core_fails edge_type label missing '{"record":"edge_type","subtype":2,"name":"g"}'
 core_fails edge_type name 'null (a value is required)' '{"record":"edge_type","subtype":2,"name":null,"label":"none"}'
 core_fails record_type fields 'null (a value is required)' '{"record":"record_type","name":"x.r","fields":null}'
+# version_major is "1" in this version of the extensible heap-dump format; a
+# later major version may change what any record means, so a stream or a
+# database of another is refused (exit 1), naming it, by every reader.
+printf '%s\n' '{"record":"metadata","key":"version_major","value":"2"}' "$nt" >"$t/v2.ndjson"
+check "ndjson2heapdb refuses version_major 2" expect_rc 1 "$tools/ndjson2heapdb" "$t/v2.ndjson" "$t/v2.db"
+check "saying so, at line 1" grep -qx "ndjson2heapdb: $t/v2.ndjson: offset 0 (line 1, metadata): version_major is \"2\": this reader knows version 1 of the extensible heap-dump format only" "$t/err"
+check "and leaves no database" test ! -e "$t/v2.db"
+if "$tools/hprof2heapdb" -q "$sample" "$t/v3.db" && sqlite3 "$t/v3.db" "UPDATE metadata SET value = '3' WHERE key = 'version_major'"; then
+	for p in heapdb2ndjson heapdb2heapsnapshot; do
+		check "$p refuses a database of version_major 3" expect_rc 1 "$tools/$p" "$t/v3.db" "$t/v3.out"
+		check "$p: saying so" grep -qx "$p: $t/v3.db: version_major is \"3\": this reader knows version 1 of the extensible heap-dump format only" "$t/err"
+		check "$p: no output left" test ! -e "$t/v3.out"
+	done
+	check "heapdb-analyze refuses it" expect_rc 1 "$tools/heapdb-analyze" "$t/v3.db"
+	check "heapdb-analyze: saying so" grep -q "^heapdb-analyze: $t/v3.db: version_major is \"3\"" "$t/err"
+	check "heapdiff refuses it" expect_rc 1 "$tools/heapdiff" "$sample" "$t/v3.db"
+	check "heapdiff: saying so" grep -q "^heapdiff: $t/v3.db: version_major is \"3\"" "$t/err"
+else
+	check "a database to change the version of (hprof2heapdb, sqlite3)" false
+fi
+# Ids from 2^63 on, which SQLite holds as negative integers, come back in
+# the canonical order of heapdb2ndjson as the unsigned numbers they are:
+# after the others (strings, nodes and their subtype rows, edges).
+M=9223372036854775808 L=18446744073709551615
+{ echo '{"record":"metadata","key":"version_major","value":"1"}'
+  echo '{"record":"node_type","subtype":2,"name":"inst","table":"node_inst","fields":[{"name":"text","type":"string_ref"}]}'
+  echo '{"record":"node_type","subtype":3,"name":"arr","table":"node_arr","fields":[]}'
+  echo '{"record":"edge_type","subtype":1,"name":"f","label":"string"}'
+  echo "{\"record\":\"string\",\"id\":$L,\"data\":\"last\"}"
+  echo '{"record":"string","id":7,"data":"seven"}'
+  echo "{\"record\":\"string\",\"id\":$M,\"data\":\"half\"}"
+  echo "{\"record\":\"node\",\"identifier\":$L,\"subtype\":2,\"dump\":0,\"class\":5,\"size\":16,\"heap\":0,\"text\":7}"
+  echo "{\"record\":\"node\",\"identifier\":$M,\"subtype\":3,\"dump\":0,\"class\":5,\"size\":16,\"heap\":0}"
+  echo "{\"record\":\"node\",\"identifier\":9223372036854775809,\"subtype\":2,\"dump\":0,\"class\":5,\"size\":16,\"heap\":0,\"text\":$L}"
+  echo "{\"record\":\"node\",\"identifier\":5,\"subtype\":2,\"dump\":0,\"class\":5,\"size\":24,\"heap\":0,\"text\":$M}"
+  echo '{"record":"node","identifier":6,"subtype":3,"dump":0,"class":5,"size":24,"heap":0}'
+  echo "{\"record\":\"edge\",\"subtype\":1,\"source\":$L,\"dest\":5,\"label\":7,\"dump\":0}"
+  echo "{\"record\":\"edge\",\"subtype\":1,\"source\":5,\"dest\":$L,\"label\":7,\"dump\":0}"
+  echo "{\"record\":\"edge\",\"subtype\":1,\"source\":$M,\"dest\":6,\"label\":7,\"dump\":0}"
+} >"$t/bigids.ndjson"
+check "ids of 2^63 and more load" expect_rc 0 "$tools/ndjson2heapdb" "$t/bigids.ndjson" "$t/bigids.db"
+check "and come back after the others, in unsigned order" expect_rc 0 "$tools/heapdb2ndjson" "$t/bigids.db" -
+check "(strings, nodes with their fields, edges)" test "$(grep -v '_type"\|"metadata"' "$t/out" | sed 's/.*"\(id\|identifier\|source\)":\([0-9]*\).*"\(data\|text\|dest\|size\)":"*\([0-9a-z]*\).*/\2 \4/' | tr '\n' ' ')" = \
+	"7 seven $M half $L last 5 $M 6 24 $M 16 9223372036854775809 $L $L 7 5 $L $M 6 $L 5 "
 # The complete lines load (each key there once, none null).
 printf '%s\n' "$nt" "$et" "$node" "$edge" "$str" "$meta" >"$t/core.ndjson"
 check "the complete core records load" expect_rc 0 "$tools/ndjson2heapdb" "$t/core.ndjson" "$t/core.db"

@@ -901,6 +901,14 @@ static void test_json_check(void)
 		hf_buf_append(&d, "]", 1);
 	CHECK(hf_json_check((const char *)d.data, d.len, 2, NULL), "2047 levels at depth 2");
 	CHECK(!hf_json_check((const char *)d.data, d.len, 3, NULL), "2047 levels at depth 3");
+	/* Why: the depth, at the bracket past it; a syntax error is not one. */
+	bool deep = false;
+	size_t at = 0;
+	CHECK(!hf_json_check_why((const char *)d.data, d.len, 3, &at, &deep) && deep && at == 2046,
+	      "2047 levels at depth 3: too deep at byte 2046 (%s at %zu)", deep ? "too deep" : "invalid", at);
+	CHECK(!hf_json_check_why("[1,]", 4, 1, &at, &deep) && !deep && at == 3,
+	      "[1,] invalid at byte 3, not too deep (%s at %zu)", deep ? "too deep" : "invalid", at);
+	CHECK(hf_json_check_why((const char *)d.data, d.len, 2, NULL, &deep) && !deep, "2047 levels at depth 2: fine");
 	/* Generated values, then the same with a byte changed, dropped or added. */
 	hf_buf b;
 	hf_buf_init(&b);

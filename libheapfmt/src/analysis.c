@@ -1927,7 +1927,9 @@ hf_status hf_heapdb_analyze(const char *path, const hf_analysis_options *opt,
 	                           " ('node_analysis', 'dump_analysis') LIMIT 1", -1, &q, NULL) == SQLITE_OK)
 		some = sqlite3_step(q) == SQLITE_ROW;
 	sqlite3_finalize(q);
-	rc = hf_analysis_run(db, opt, stats, err);
+	rc = hf_heapdb_check_major(db, "main", path, err);
+	if (!rc)
+		rc = hf_analysis_run(db, opt, stats, err);
 	if (!rc && sqlite3_exec(db, some ? "COMMIT; PRAGMA analysis_limit=1000;"
 	                                   " ANALYZE main.node_analysis; ANALYZE main.dump_analysis"
 	                                 : "COMMIT; PRAGMA analysis_limit=1000; ANALYZE",

@@ -82,7 +82,7 @@ static hf_status attach(differ *d, const char *path, const char *schema)
 	}
 	if (!has_table(d, schema, "node") || !has_table(d, schema, "metadata"))
 		return hf_error_set(d->err, HF_ERR_FORMAT, "%s: not a heap database (no node table)", path);
-	return HF_OK;
+	return hf_heapdb_check_major(d->db, schema, path, d->err);
 }
 
 /* A database of a V8 heap snapshot (heapsnapshot2heapdb): no class objects,

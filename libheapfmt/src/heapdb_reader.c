@@ -259,6 +259,26 @@ static hf_status load_types(dbr *r)
 	return HF_OK;
 }
 
+hf_status hf_heapdb_check_major(sqlite3 *db, const char *schema, const char *path, hf_error *err)
+{
+	char *sql = sqlite3_mprintf("SELECT value FROM \"%w\".metadata WHERE key = 'version_major'"
+	                            " AND value IS NOT '" HEAPFMT_FORMAT_MAJOR "' LIMIT 1", schema);
+	sqlite3_stmt *q = NULL;
+	if (!sql)
+		return hf_error_set(err, HF_ERR_NOMEM, "out of memory");
+	int rc = sqlite3_prepare_v2(db, sql, -1, &q, NULL);
+	sqlite3_free(sql);
+	hf_status st = HF_OK;
+	if (rc == SQLITE_OK && sqlite3_step(q) == SQLITE_ROW) {
+		const unsigned char *v = sqlite3_column_text(q, 0);
+		st = hf_error_set(err, HF_ERR_FORMAT,
+		                  "%s: version_major is \"%.20s\": this reader knows version " HEAPFMT_FORMAT_MAJOR
+		                  " of the extensible heap-dump format only", path, v ? (const char *)v : "(null)");
+	}
+	sqlite3_finalize(q);
+	return st;
+}
+
 /* ---- the record classes, in canonical order -------------------------------- */
 
 static hf_status read_metadata(dbr *r)
@@ -289,10 +309,21 @@ static hf_status read_metadata(dbr *r)
 	return s;
 }
 
-static hf_status read_strings(dbr *r)
+/* Keys are unsigned 64-bit numbers, which SQLite holds as signed ones (one
+ * of 2^63 or more as that minus 2^64, negative: schema/README.md,
+ * "Identifiers"): each table is read in two halves, the non-negative keys
+ * (half 0) and then the negative ones (half 1), each in key order, which
+ * gives the rows in the order of their keys as unsigned numbers, each half
+ * from the key's index. */
+static const char *const half_where[2] = { ">= 0", "< 0" };
+
+static hf_status read_strings_half(dbr *r, int half)
 {
 	sqlite3_stmt *q;
-	hf_status s = prep(r, &q, "SELECT stringid, data FROM strings ORDER BY stringid");
+	char sql[96];
+	snprintf(sql, sizeof sql, "SELECT stringid, data FROM strings WHERE stringid %s ORDER BY stringid",
+	         half_where[half]);
+	hf_status s = prep(r, &q, sql);
 	if (s)
 		return s;
 	int rc;
@@ -307,6 +338,12 @@ static hf_status read_strings(dbr *r)
 		s = db_error(r, "cannot read strings");
 	sqlite3_finalize(q);
 	return s;
+}
+
+static hf_status read_strings(dbr *r)
+{
+	hf_status s = read_strings_half(r, 0);
+	return s ? s : read_strings_half(r, 1);
 }
 
 static hf_status cursor_step(dbr *r, rtype *t)
@@ -336,7 +373,7 @@ static rtype *find_id(dbr *r, hf_type_class cls, int64_t id)
 	return i ? &r->types[*i] : NULL;
 }
 
-static hf_status read_nodes(dbr *r)
+static hf_status read_nodes_half(dbr *r, int half)
 {
 	hf_status s = HF_OK;
 	/* One cursor per node subtype with fields. */
@@ -354,7 +391,8 @@ static hf_status read_nodes(dbr *r)
 			ok = ok && c && hf_buf_append(&sql, c, strlen(c));
 			sqlite3_free(c);
 		}
-		char *from = sqlite3_mprintf(" FROM \"%w\" ORDER BY node_identifier, dump", t->t->table);
+		char *from = sqlite3_mprintf(" FROM \"%w\" WHERE node_identifier %s ORDER BY node_identifier, dump",
+		                             t->t->table, half_where[half]);
 		ok = ok && from && hf_buf_append(&sql, from, strlen(from) + 1);
 		sqlite3_free(from);
 		snprintf(r->tag, sizeof r->tag, "table %.40s", t->t->table);
@@ -367,8 +405,10 @@ static hf_status read_nodes(dbr *r)
 		return s;
 	snprintf(r->tag, sizeof r->tag, "table node");
 	sqlite3_stmt *q;
-	if ((s = prep(r, &q, "SELECT identifier, dump, nodetypeid, class, size, heap FROM node"
-	                     " ORDER BY identifier, dump")))
+	char sql[128];
+	snprintf(sql, sizeof sql, "SELECT identifier, dump, nodetypeid, class, size, heap FROM node"
+	         " WHERE identifier %s ORDER BY identifier, dump", half_where[half]);
+	if ((s = prep(r, &q, sql)))
 		return s;
 	int rc;
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
@@ -425,12 +465,20 @@ static hf_status read_nodes(dbr *r)
 	return s;
 }
 
-static hf_status read_edges(dbr *r)
+static hf_status read_nodes(dbr *r)
+{
+	hf_status s = read_nodes_half(r, 0);
+	return s ? s : read_nodes_half(r, 1);
+}
+
+static hf_status read_edges_half(dbr *r, int half)
 {
 	snprintf(r->tag, sizeof r->tag, "table edge");
 	sqlite3_stmt *q;
-	hf_status s = prep(r, &q, "SELECT source, dump, edgetypeid, dest, label FROM edge"
-	                          " ORDER BY source, dump, seq");
+	char sql[128];
+	snprintf(sql, sizeof sql, "SELECT source, dump, edgetypeid, dest, label FROM edge"
+	         " WHERE source %s ORDER BY source, dump, seq", half_where[half]);
+	hf_status s = prep(r, &q, sql);
 	if (s)
 		return s;
 	int rc;
@@ -455,6 +503,12 @@ static hf_status read_edges(dbr *r)
 		s = db_error(r, "cannot read");
 	sqlite3_finalize(q);
 	return s;
+}
+
+static hf_status read_edges(dbr *r)
+{
+	hf_status s = read_edges_half(r, 0);
+	return s ? s : read_edges_half(r, 1);
 }
 
 /* A name of the rowid that no field of t takes, or NULL. */
@@ -557,6 +611,7 @@ hf_status hf_heapdb_read(const char *path, hf_sink *sink, hf_read_stats *stats, 
 	}
 	if (!s) s = sqlite3_exec(r.db, "PRAGMA query_only = 1; PRAGMA cache_size = -65536", NULL, NULL,
 	                         NULL) == SQLITE_OK ? HF_OK : db_error(&r, "cannot configure");
+	if (!s) s = hf_heapdb_check_major(r.db, "main", path, err);
 	if (!s) s = load_types(&r);
 	if (!s) s = read_metadata(&r);
 	for (size_t i = 0; i < r.ntypes && !s; i++) {

@@ -453,6 +453,9 @@ extern size_t hf_ndjson_test_big_value;
  * for a member of a line's object).  When it is not, *bad_at (if not NULL)
  * is about where it goes wrong. */
 bool hf_json_check(const char *text, size_t n, size_t depth, size_t *bad_at);
+/* The same, and *too_deep (if not NULL): whether it goes wrong there by
+ * passing jansson's maximum depth (JSON_PARSER_MAX_DEPTH). */
+bool hf_json_check_why(const char *text, size_t n, size_t depth, size_t *bad_at, bool *too_deep);
 
 /* ---- hf_queue: records handed to a second thread in blocks ---------------
  * The owner copies each record into q (hf_queue_room, then hf_queue_put);
@@ -534,6 +537,13 @@ int hf_sqlite_damaged(int code);
  * the cause and the way out, with a leading space; else "" (heapdb.c). */
 struct sqlite3;
 const char *hf_sqlite_hint(struct sqlite3 *db);
+/* HF_ERR_FORMAT, naming path, when the metadata table of database schema
+ * ("main", or an attached one) holds a version_major other than
+ * HEAPFMT_FORMAT_MAJOR: a later major version of the extensible heap-dump
+ * format may change what any record means.  HF_OK otherwise, and when the
+ * table or the key is missing or cannot be read (the caller's own reading
+ * reports those) (heapdb_reader.c). */
+hf_status hf_heapdb_check_major(struct sqlite3 *db, const char *schema, const char *path, hf_error *err);
 int hf_tmpfd_in(const char *dir);
 /* An output's temporary file beside path ("<dir>/.<base>.tmp-XXXXXX", mode
  * 0666 less the umask, or the permission bits mode when it is not -1: those

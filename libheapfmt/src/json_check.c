@@ -232,17 +232,24 @@ static bool key(const unsigned char **pp, const unsigned char *e)
 	return true;
 }
 
-bool hf_json_check(const char *text, size_t n, size_t depth, size_t *bad_at)
+bool hf_json_check_why(const char *text, size_t n, size_t depth, size_t *bad_at, bool *too_deep)
 {
 	const unsigned char *s = (const unsigned char *)text, *p = s, *e = s + n;
 	unsigned char objects[MAX_DEPTH / 8 + 1]; /* bit k: the k-th open bracket is an object's */
 	size_t level = 0;                         /* brackets open */
 	if (depth < 1)
 		depth = 1;
+	if (too_deep)
+		*too_deep = false;
 	p = ws(p, e);
 	for (;;) {
 		/* A value, at depth + level. */
-		if (depth + level > MAX_DEPTH || p >= e)
+		if (depth + level > MAX_DEPTH) {
+			if (too_deep)
+				*too_deep = true;
+			goto bad;
+		}
+		if (p >= e)
 			goto bad;
 		switch (*p) {
 		case '{':
@@ -306,4 +313,9 @@ bad:
 	if (bad_at)
 		*bad_at = (size_t)(p - s);
 	return false;
+}
+
+bool hf_json_check(const char *text, size_t n, size_t depth, size_t *bad_at)
+{
+	return hf_json_check_why(text, n, depth, bad_at, NULL);
 }

@@ -541,14 +541,21 @@ static hf_status index_keys(reader *r)
 	return HF_OK;
 }
 
+/* jansson's words for a value nested past JSON_PARSER_MAX_DEPTH. */
+#define DEPTH_REACHED "maximum parsing depth reached"
+#define DEPTH_REACHED_NOUN "maximum parsing depth"
+
 /* The error s of the line scan_line reads, found at its byte at: if the
  * line stops being JSON before that (anywhere, for at SIZE_MAX), that is
  * named instead, as jansson's parse of the whole line would have. */
 static hf_status first_error(reader *r, hf_status s, size_t at)
 {
 	size_t bad = 0;
-	if (s == HF_ERR_FORMAT && !hf_json_check(r->cur, (size_t)(r->cur_end - r->cur), 1, &bad) && bad < at)
-		return fail(r, HF_ERR_FORMAT, "not JSON: invalid at byte %zu of the line", bad);
+	bool deep;
+	if (s == HF_ERR_FORMAT && !hf_json_check_why(r->cur, (size_t)(r->cur_end - r->cur), 1, &bad, &deep) &&
+	    bad < at)
+		return fail(r, HF_ERR_FORMAT, "not JSON: %s at byte %zu of the line",
+		            deep ? DEPTH_REACHED : "invalid", bad);
 	return s;
 }
 
@@ -629,13 +636,16 @@ static hf_status scan_line(reader *r, const char *line, size_t len, hf_buf *copy
 		if (!(q = skip_value(p, e)))
 			return malformed(r, "malformed value");
 		size_t vl = (size_t)(q - v), at = 0;
-		if (copy && (unread || (vl >= big && (*v == '[' || *v == '{'))) && !hf_json_check(v, vl, 2, &at)) {
+		bool deep;
+		if (copy && (unread || (vl >= big && (*v == '[' || *v == '{'))) &&
+		    !hf_json_check_why(v, vl, 2, &at, &deep)) {
 			const char *k;
 			size_t kl, bad;
 			if (decode_key(kp, kq, &r->keytext[0], &k, &kl, &bad))
 				k = "?", kl = 1;
-			return first_error(r, fail(r, HF_ERR_FORMAT, "not JSON: the value of \"%.*s\" is invalid "
+			return first_error(r, fail(r, HF_ERR_FORMAT, "not JSON: the value of \"%.*s\" %s "
 			                           "at byte %zu of the line", (int)(kl > 60 ? 60 : kl), k,
+			                           deep ? "reaches the " DEPTH_REACHED_NOUN : "is invalid",
 			                           (size_t)(v - line) + at),
 			                   (size_t)(v - line) + at);
 		}
@@ -1373,8 +1383,10 @@ static hf_status load_line(reader *r, const char *line, size_t len)
 			return fail(r, HF_ERR_FORMAT, "not JSON: %s (column %d)", je.text, je.column);
 		/* The copy's places are not the line's: find the line's. */
 		size_t at = 0;
-		if (!hf_json_check(line, len, 1, &at))
-			return fail(r, HF_ERR_FORMAT, "not JSON: invalid at byte %zu of the line", at);
+		bool deep;
+		if (!hf_json_check_why(line, len, 1, &at, &deep))
+			return fail(r, HF_ERR_FORMAT, "not JSON: %s at byte %zu of the line",
+			            deep ? DEPTH_REACHED : "invalid", at);
 		return fail(r, HF_ERR_FORMAT, "not JSON: %s", je.text);
 	}
 	if (!json_is_object(r->root))
@@ -1455,6 +1467,12 @@ static hf_status do_line(reader *r, const char *line, size_t len)
 		    (s = check_unused(r)))
 			return s;
 		r->st->metadata++;
+		/* A later major version may change what any record means
+		 * (extensible heap-dump format: "1" for this one). */
+		if (!strcmp(k, "version_major") && strcmp(v, HEAPFMT_FORMAT_MAJOR))
+			return fail(r, HF_ERR_FORMAT,
+			            "version_major is \"%.20s\": this reader knows version " HEAPFMT_FORMAT_MAJOR
+			            " of the extensible heap-dump format only", v);
 		if (!strcmp(k, "heapfmt.schema")) {
 			if (r->stream_open && !r->st->cut_line)
 				r->st->cut_line = r->st->lines;

@@ -1160,6 +1160,8 @@ static hf_status write_all(exp *x)
 		if (!h)
 			return hf_error_set(x->err, HF_ERR_FORMAT, "%s: not a heap database", x->path);
 	}
+	if ((st = hf_heapdb_check_major(x->db, "main", x->path, x->err)))
+		return st;
 	if ((st = prep(x, &q, "SELECT (SELECT value FROM metadata WHERE key = 'target_source' LIMIT 1), "
 	                      "(SELECT value FROM metadata WHERE key = 'v8.meta' LIMIT 1)")))
 		return st;
