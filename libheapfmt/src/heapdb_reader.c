@@ -272,8 +272,7 @@ hf_status hf_heapdb_check_major(sqlite3 *db, const char *schema, const char *pat
 	if (rc == SQLITE_OK && sqlite3_step(q) == SQLITE_ROW) {
 		const unsigned char *v = sqlite3_column_text(q, 0);
 		st = hf_error_set(err, HF_ERR_FORMAT,
-		                  "%s: version_major is \"%.20s\": this reader knows version " HEAPFMT_FORMAT_MAJOR
-		                  " of the extensible heap-dump format only", path, v ? (const char *)v : "(null)");
+		                  "%s: " HF_MAJOR_REFUSED, path, v ? (const char *)v : "(null)");
 	}
 	sqlite3_finalize(q);
 	return st;
@@ -317,6 +316,14 @@ static hf_status read_metadata(dbr *r)
  * from the key's index. */
 static const char *const half_where[2] = { ">= 0", "< 0" };
 
+/* read(r, 0), then read(r, 1): a table in the order of its keys as
+ * unsigned numbers. */
+static hf_status in_halves(dbr *r, hf_status (*read)(dbr *, int))
+{
+	hf_status s = read(r, 0);
+	return s ? s : read(r, 1);
+}
+
 static hf_status read_strings_half(dbr *r, int half)
 {
 	sqlite3_stmt *q;
@@ -338,12 +345,6 @@ static hf_status read_strings_half(dbr *r, int half)
 		s = db_error(r, "cannot read strings");
 	sqlite3_finalize(q);
 	return s;
-}
-
-static hf_status read_strings(dbr *r)
-{
-	hf_status s = read_strings_half(r, 0);
-	return s ? s : read_strings_half(r, 1);
 }
 
 static hf_status cursor_step(dbr *r, rtype *t)
@@ -465,12 +466,6 @@ static hf_status read_nodes_half(dbr *r, int half)
 	return s;
 }
 
-static hf_status read_nodes(dbr *r)
-{
-	hf_status s = read_nodes_half(r, 0);
-	return s ? s : read_nodes_half(r, 1);
-}
-
 static hf_status read_edges_half(dbr *r, int half)
 {
 	snprintf(r->tag, sizeof r->tag, "table edge");
@@ -503,12 +498,6 @@ static hf_status read_edges_half(dbr *r, int half)
 		s = db_error(r, "cannot read");
 	sqlite3_finalize(q);
 	return s;
-}
-
-static hf_status read_edges(dbr *r)
-{
-	hf_status s = read_edges_half(r, 0);
-	return s ? s : read_edges_half(r, 1);
 }
 
 /* A name of the rowid that no field of t takes, or NULL. */
@@ -618,9 +607,9 @@ hf_status hf_heapdb_read(const char *path, hf_sink *sink, hf_read_stats *stats, 
 		stats->types++;
 		s = hf_sink_declare(sink, r.types[i].t, err);
 	}
-	if (!s) s = read_strings(&r);
-	if (!s) s = read_nodes(&r);
-	if (!s) s = read_edges(&r);
+	if (!s) s = in_halves(&r, read_strings_half);
+	if (!s) s = in_halves(&r, read_nodes_half);
+	if (!s) s = in_halves(&r, read_edges_half);
 	if (!s) s = read_records(&r);
 	if (!s && r.complete)
 		s = hf_sink_metadata(sink, "heapfmt.complete", r.complete, err);

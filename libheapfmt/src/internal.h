@@ -544,6 +544,10 @@ const char *hf_sqlite_hint(struct sqlite3 *db);
  * table or the key is missing or cannot be read (the caller's own reading
  * reports those) (heapdb_reader.c). */
 hf_status hf_heapdb_check_major(struct sqlite3 *db, const char *schema, const char *path, hf_error *err);
+/* Their words for a version_major (%s, the value) other than HEAPFMT_FORMAT_MAJOR. */
+#define HF_MAJOR_REFUSED \
+	"version_major is \"%.20s\": this reader knows version " HEAPFMT_FORMAT_MAJOR \
+	" of the extensible heap-dump format only"
 int hf_tmpfd_in(const char *dir);
 /* An output's temporary file beside path ("<dir>/.<base>.tmp-XXXXXX", mode
  * 0666 less the umask, or the permission bits mode when it is not -1: those

@@ -542,8 +542,7 @@ static hf_status index_keys(reader *r)
 }
 
 /* jansson's words for a value nested past JSON_PARSER_MAX_DEPTH. */
-#define DEPTH_REACHED "maximum parsing depth reached"
-#define DEPTH_REACHED_NOUN "maximum parsing depth"
+#define MAX_DEPTH_WORDS "maximum parsing depth"
 
 /* The error s of the line scan_line reads, found at its byte at: if the
  * line stops being JSON before that (anywhere, for at SIZE_MAX), that is
@@ -555,7 +554,7 @@ static hf_status first_error(reader *r, hf_status s, size_t at)
 	if (s == HF_ERR_FORMAT && !hf_json_check_why(r->cur, (size_t)(r->cur_end - r->cur), 1, &bad, &deep) &&
 	    bad < at)
 		return fail(r, HF_ERR_FORMAT, "not JSON: %s at byte %zu of the line",
-		            deep ? DEPTH_REACHED : "invalid", bad);
+		            deep ? MAX_DEPTH_WORDS " reached" : "invalid", bad);
 	return s;
 }
 
@@ -645,7 +644,7 @@ static hf_status scan_line(reader *r, const char *line, size_t len, hf_buf *copy
 				k = "?", kl = 1;
 			return first_error(r, fail(r, HF_ERR_FORMAT, "not JSON: the value of \"%.*s\" %s "
 			                           "at byte %zu of the line", (int)(kl > 60 ? 60 : kl), k,
-			                           deep ? "reaches the " DEPTH_REACHED_NOUN : "is invalid",
+			                           deep ? "reaches the " MAX_DEPTH_WORDS : "is invalid",
 			                           (size_t)(v - line) + at),
 			                   (size_t)(v - line) + at);
 		}
@@ -1386,7 +1385,7 @@ static hf_status load_line(reader *r, const char *line, size_t len)
 		bool deep;
 		if (!hf_json_check_why(line, len, 1, &at, &deep))
 			return fail(r, HF_ERR_FORMAT, "not JSON: %s at byte %zu of the line",
-			            deep ? DEPTH_REACHED : "invalid", at);
+			            deep ? MAX_DEPTH_WORDS " reached" : "invalid", at);
 		return fail(r, HF_ERR_FORMAT, "not JSON: %s", je.text);
 	}
 	if (!json_is_object(r->root))
@@ -1470,9 +1469,7 @@ static hf_status do_line(reader *r, const char *line, size_t len)
 		/* A later major version may change what any record means
 		 * (extensible heap-dump format: "1" for this one). */
 		if (!strcmp(k, "version_major") && strcmp(v, HEAPFMT_FORMAT_MAJOR))
-			return fail(r, HF_ERR_FORMAT,
-			            "version_major is \"%.20s\": this reader knows version " HEAPFMT_FORMAT_MAJOR
-			            " of the extensible heap-dump format only", v);
+			return fail(r, HF_ERR_FORMAT, HF_MAJOR_REFUSED, v);
 		if (!strcmp(k, "heapfmt.schema")) {
 			if (r->stream_open && !r->st->cut_line)
 				r->st->cut_line = r->st->lines;
