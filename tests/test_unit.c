@@ -1208,6 +1208,27 @@ static char *slurp_fp(FILE *fp, size_t *n)
 	return p;
 }
 
+/* Finishes (if st is HF_OK) and destroys sinks a and b, which write fa and
+ * fb, and reads both files back into *pa and *pb (to free) before closing
+ * them. */
+static void finish_pair(hf_sink *a, hf_sink *b, hf_status st, hf_error *err, FILE *fa, FILE *fb, char **pa,
+                        size_t *na, char **pb, size_t *nb)
+{
+	if (!st)
+		st = hf_sink_finish(a, err);
+	if (!st)
+		st = hf_sink_finish(b, err);
+	CHECK(st == HF_OK, "write: %s", err->message);
+	hf_sink_destroy(a, st == HF_OK);
+	hf_sink_destroy(b, st == HF_OK);
+	*pa = fa ? slurp_fp(fa, na) : NULL;
+	*pb = fb ? slurp_fp(fb, nb) : NULL;
+	if (fa)
+		fclose(fa);
+	if (fb)
+		fclose(fb);
+}
+
 static void test_ndjson_encoded(void)
 {
 	/* Some 6 MB of texts: the formatting thread takes many blocks; texts 201,
@@ -1248,15 +1269,9 @@ static void test_ndjson_encoded(void)
 			st = hf_sink_string(&wantsink, 1000 + (uint64_t)i, utf8, n, &err);
 		memset(data, 0xEE, bytes); /* the writer must have kept a copy */
 	}
-	if (!st)
-		st = hf_sink_finish(a, &err);
-	if (!st)
-		st = hf_sink_finish(b, &err);
-	CHECK(st == HF_OK, "write: %s", err.message);
-	hf_sink_destroy(a, st == HF_OK);
-	hf_sink_destroy(b, st == HF_OK);
 	size_t na = 0, nb = 0;
-	char *pa = fa ? slurp_fp(fa, &na) : NULL, *pb = fb ? slurp_fp(fb, &nb) : NULL;
+	char *pa = NULL, *pb = NULL;
+	finish_pair(a, b, st, &err, fa, fb, &pa, &na, &pb, &nb);
 	CHECK(pa && pb && na == nb && na > 3 * (size_t)BIG_UNITS && !memcmp(pa, pb, na),
 	      "the same NDJSON either way (%zu and %zu bytes)", na, nb);
 	CHECK_EQ_U(cap.strings, TEXTS, "strings through the fallback");
@@ -1268,10 +1283,89 @@ static void test_ndjson_encoded(void)
 	free(utf8);
 	hf_buf_free(&cap.all);
 	hf_buf_free(&want.all);
-	if (fa)
-		fclose(fa);
-	if (fb)
-		fclose(fb);
+}
+
+/* Edges handed over in lots (hf_sink_edges, the HPROF reader's per-object
+ * batches) come out as the same lines as one hf_sink_edge each: lots of 0,
+ * 1, 63-65 and more edges than a queue block holds, two types alternating,
+ * nodes between, the caller's arrays overwritten after each call; and any
+ * other sink gets them one by one, in order, counted. */
+typedef struct edge_capture {
+	hf_buf all;
+} edge_capture;
+
+static hf_status cap_edge(hf_sink *s, const hf_edge *e, hf_error *err)
+{
+	edge_capture *c = s->impl;
+	(void)err;
+	hf_buf_printf(&c->all, "%s %llu %llu %llu %u\n", e->type->name, (unsigned long long)e->source,
+	              (unsigned long long)e->dest, (unsigned long long)e->label, e->dump);
+	return HF_OK;
+}
+
+static void test_ndjson_edges(void)
+{
+	static const size_t lots[] = { 0, 1, 63, 64, 65, 2, 40000, 7, 31775, 31776, 1 };
+	enum { NLOTS = sizeof lots / sizeof lots[0] };
+	static const hf_type field = { HF_TYPE_EDGE, 1, "instance_field", NULL, NULL, 0, "string", NULL };
+	static const hf_type element = { HF_TYPE_EDGE, 3, "array_element", NULL, NULL, 0, "index", NULL };
+	static const hf_type node_type = { HF_TYPE_NODE, 2, "instance", NULL, NULL, 0, NULL, NULL };
+	FILE *fa = tmpfile(), *fb = tmpfile();
+	hf_sink *a = NULL, *b = NULL;
+	hf_error err;
+	CHECK(fa && fb && hf_ndjson_sink_new(&a, fa, &err) == HF_OK && hf_ndjson_sink_new(&b, fb, &err) == HF_OK,
+	      "open two NDJSON sinks");
+	static const hf_sink_ops cap_ops = { NULL, NULL, NULL, NULL, cap_edge, NULL, NULL, NULL };
+	edge_capture cap = { { 0 } }, want = { { 0 } };
+	hf_sink capsink = { .ops = &cap_ops, .impl = &cap };
+	hf_sink wantsink = { .ops = &cap_ops, .impl = &want };
+	uint64_t *dests = malloc(40000 * sizeof *dests), *labels = malloc(40000 * sizeof *labels);
+	hf_status st = a && b && dests && labels ? HF_OK : HF_ERR_NOMEM;
+	size_t total = 0;
+	for (size_t l = 0; l < NLOTS && !st; l++) {
+		const hf_type *t = l % 2 ? &element : &field;
+		uint64_t src = 0x1000 + l, expect = 0;
+		uint32_t dump = (uint32_t)l % 3;
+		for (size_t i = 0; i < lots[l]; i++) {
+			dests[i] = l == 6 && i == 5 ? UINT64_MAX : 0x100000 + 8 * i + l;
+			labels[i] = l % 2 ? i : 77 + i % 5;
+		}
+		hf_node n = { &node_type, src, dump, 0x42, 16, 65, NULL };
+		st = hf_sink_node(a, &n, &err);
+		if (!st)
+			st = hf_sink_node(b, &n, &err);
+		if (!st)
+			st = hf_sink_edges(a, t, src, dump, lots[l], dests, labels, &err);
+		if (!st)
+			st = hf_sink_edges(&capsink, t, src, dump, lots[l], dests, labels, &err);
+		for (size_t i = 0; i < lots[l] && !st; i++) {
+			hf_edge e = { t, src, dests[i], labels[i], dump };
+			st = hf_sink_edge(b, &e, &err);
+			if (!st)
+				st = hf_sink_edge(&wantsink, &e, &err);
+			expect++;
+		}
+		total += expect;
+		memset(dests, 0xEE, lots[l] * sizeof *dests); /* the writer must have kept a copy */
+	}
+	CHECK_EQ_U(a ? a->n_edges : 0, total, "edges counted by the batched sink");
+	CHECK_EQ_U(capsink.n_edges, total, "edges counted through the fallback");
+	size_t na = 0, nb = 0;
+	char *pa = NULL, *pb = NULL;
+	finish_pair(a, b, st, &err, fa, fb, &pa, &na, &pb, &nb);
+	CHECK(pa && pb && na == nb && na > 100000 * 60 && !memcmp(pa, pb, na),
+	      "the same NDJSON either way (%zu and %zu bytes)", na, nb);
+	CHECK(pa && strstr(pa, "{\"record\":\"edge\",\"subtype\":1,\"source\":4102,\"dest\":18446744073709551615,"
+	                       "\"label\":77,\"dump\":0}\n") != NULL,
+	      "the lot of 40000 holds its edge to 2^64-1 with its label and dump");
+	CHECK(cap.all.len == want.all.len && cap.all.len > 0 && !memcmp(cap.all.data, want.all.data, cap.all.len),
+	      "the fallback gives each edge in order");
+	free(pa);
+	free(pb);
+	free(dests);
+	free(labels);
+	hf_buf_free(&cap.all);
+	hf_buf_free(&want.all);
 }
 
 /* ---- hf_queue ---------------------------------------------------------------- */
@@ -2216,6 +2310,7 @@ int main(void)
 	test_ndjson_big_values();
 	test_ndjson_queue();
 	test_ndjson_encoded();
+	test_ndjson_edges();
 	test_queue();
 	test_rowsort();
 	test_imposter();

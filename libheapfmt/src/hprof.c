@@ -92,6 +92,13 @@ typedef struct flat_field {
 	int shadowed;    /* a subclass has a field of the same name */
 } flat_field;
 
+/* A reference field of the layout, in flat's order: what the instance
+ * loop reads, without stepping over the primitive fields. */
+typedef struct ref_field {
+	uint32_t offset; /* in the instance's field bytes */
+	uint64_t name;   /* our string id: the edge's label */
+} ref_field;
+
 typedef struct class_info {
 	uint64_t id, super, loader;
 	uint32_t instance_size;
@@ -107,6 +114,8 @@ typedef struct class_info {
 	uint32_t total;      /* serialized bytes of all instance fields */
 	flat_field *flat;
 	uint32_t nflat;
+	ref_field *refs;     /* flat's T_OBJECT fields */
+	uint32_t nrefs;
 	uint64_t shallow;    /* instance shallow size (model) */
 	int is_string;
 	int32_t str_value, str_coder, str_offset, str_count; /* indexes in flat, -1 none */
@@ -588,9 +597,11 @@ static class_info *class_get(reader *r, uint64_t id)
 static void class_unlayout(reader *r, class_info *c)
 {
 	free(c->flat);
+	free(c->refs);
 	r->flat_fields -= c->nflat;
 	c->flat = NULL;
-	c->nflat = 0;
+	c->refs = NULL;
+	c->nflat = c->nrefs = 0;
 	c->layout = 0;
 }
 
@@ -911,13 +922,23 @@ static int class_layout(reader *r, class_info *c)
 	c->nflat = j;
 	/* A superclass field hidden by a subclass field of the same name: the
 	 * values JSON gives the name once, with the subclass's value. */
-	if (c->nflat > 1 && !mark_shadowed(r, c->flat, c->nflat)) {
+	uint32_t nrefs = 0;
+	for (uint32_t i = 0; i < c->nflat; i++)
+		nrefs += c->flat[i].type == T_OBJECT;
+	c->refs = nrefs ? malloc(nrefs * sizeof *c->refs) : NULL;
+	if ((nrefs && !c->refs) || (c->nflat > 1 && !mark_shadowed(r, c->flat, c->nflat))) {
 		free(c->flat);
+		free(c->refs);
 		c->flat = NULL;
+		c->refs = NULL;
 		c->nflat = 0;
 		r->flat_fields -= n;
 		return 0;
 	}
+	c->nrefs = 0;
+	for (uint32_t i = 0; i < c->nflat; i++)
+		if (c->flat[i].type == T_OBJECT)
+			c->refs[c->nrefs++] = (ref_field){ c->flat[i].offset, c->flat[i].name };
 	c->shallow = instance_model(r, c);
 	return c->layout = 1;
 }
@@ -1627,6 +1648,31 @@ static hf_status edge(reader *r, const hf_type *t, uint64_t src, uint64_t dst, u
 	hf_edge e = { t, src, dst, label, r->dump };
 	r->stats->edges++;
 	return hf_sink_edge(r->sink, &e, r->err);
+}
+
+/* The edges of one object, gathered and given in one call (hf_sink_edges):
+ * a call, a type lookup and a room check per object instead of per edge. */
+#define EDGE_BATCH 64
+typedef struct edge_batch {
+	const hf_type *type;
+	uint64_t src;
+	size_t n;
+	uint64_t dst[EDGE_BATCH], label[EDGE_BATCH];
+} edge_batch;
+
+static hf_status batch_flush(reader *r, edge_batch *b)
+{
+	size_t n = b->n;
+	b->n = 0;
+	r->stats->edges += n;
+	return n ? hf_sink_edges(r->sink, b->type, b->src, r->dump, n, b->dst, b->label, r->err) : HF_OK;
+}
+
+static inline hf_status batch_add(reader *r, edge_batch *b, uint64_t dst, uint64_t label)
+{
+	b->dst[b->n] = dst;
+	b->label[b->n] = label;
+	return ++b->n == EDGE_BATCH ? batch_flush(r, b) : HF_OK;
 }
 
 static hf_status root(reader *r, const char *kind, uint64_t obj, int64_t thread, int64_t frame,
@@ -3072,14 +3118,17 @@ static hf_status emit_instance(reader *r, uint64_t obj, uint64_t cls, const uint
 	else
 		size = n;
 	if (fields_ok) {
-		for (uint32_t i = 0; i < c->nflat; i++) {
-			const flat_field *f = &c->flat[i];
-			if (f->type != T_OBJECT)
-				continue;
-			uint64_t ref = hf_beid(data + f->offset, r->idsize);
-			if (ref && (st = edge(r, &hprof_edge_field, obj, ref, f->name)))
+		edge_batch b;
+		b.type = &hprof_edge_field;
+		b.src = obj;
+		b.n = 0;
+		for (uint32_t i = 0; i < c->nrefs; i++) {
+			uint64_t ref = hf_beid(data + c->refs[i].offset, r->idsize);
+			if (ref && (st = batch_add(r, &b, ref, c->refs[i].name)))
 				return st;
 		}
+		if ((st = batch_flush(r, &b)))
+			return st;
 		if (r->opt->values) {
 			hf_buf *b = &r->json;
 			b->len = 0;
@@ -3621,12 +3670,19 @@ static hf_status object_array_dump(reader *r, heap_ctx *h, uint64_t start)
 			chunk = 65536;
 		if ((st = need_of(r, h, start, SUB_OBJECT_ARRAY_DUMP, (size_t)(chunk * I), &p, &obj)))
 			return st;
-		if (r->emit)
+		if (r->emit) {
+			edge_batch b;
+			b.type = &hprof_edge_element;
+			b.src = obj;
+			b.n = 0;
 			for (uint64_t k = 0; k < chunk; k++) {
 				uint64_t ref = hf_beid(p + k * I, I);
-				if (ref && (st = edge(r, &hprof_edge_element, obj, ref, i + k)))
+				if (ref && (st = batch_add(r, &b, ref, i + k)))
 					return st;
 			}
+			if ((st = batch_flush(r, &b)))
+				return st;
+		}
 		take(r, h, (size_t)(chunk * I));
 		i += chunk;
 	}
@@ -5605,6 +5661,7 @@ out:
 	for (size_t i = 0; i < r->nclasses; i++) {
 		free(r->classes[i].fields);
 		free(r->classes[i].flat);
+		free(r->classes[i].refs);
 	}
 	free(r->classes);
 	free(r->names);

@@ -671,6 +671,19 @@ static hf_status nd_node(hf_sink *s, const hf_node *n, hf_error *err)
 	return HF_OK;
 }
 
+#define Q_EDGE_SIZE 33
+
+static inline void q_put_edge(uint8_t *p, uint32_t ti, uint64_t source, uint64_t dest, uint64_t label,
+                              uint32_t dump)
+{
+	p[0] = Q_EDGE;
+	memcpy(p + 1, &ti, 4);
+	memcpy(p + 5, &source, 8);
+	memcpy(p + 13, &dest, 8);
+	memcpy(p + 21, &label, 8);
+	memcpy(p + 29, &dump, 4);
+}
+
 static hf_status nd_edge(hf_sink *s, const hf_edge *e, hf_error *err)
 {
 	ndjson *w = s->impl;
@@ -678,18 +691,33 @@ static hf_status nd_edge(hf_sink *s, const hf_edge *e, hf_error *err)
 	hf_status st = type_index(w, e->type, &ti, err);
 	if (st)
 		return st;
-	st = hf_queue_room(&w->queue, 1 + 32, err);
+	st = hf_queue_room(&w->queue, Q_EDGE_SIZE, err);
 	if (st)
 		return st;
-	uint8_t *p = w->queue.q.data + w->queue.q.len;
-	p[0] = Q_EDGE;
-	memcpy(p + 1, &ti, 4);
-	memcpy(p + 5, &e->source, 8);
-	memcpy(p + 13, &e->dest, 8);
-	memcpy(p + 21, &e->label, 8);
-	memcpy(p + 29, &e->dump, 4);
-	w->queue.q.len += 33;
+	q_put_edge(w->queue.q.data + w->queue.q.len, ti, e->source, e->dest, e->label, e->dump);
+	w->queue.q.len += Q_EDGE_SIZE;
 	return HF_OK;
+}
+
+/* hf_sink_edges: one type lookup and one room check for the lot (n small
+ * enough for a queue block: the HPROF reader gives at most 64). */
+hf_status hf_ndjson_edges(hf_sink *s, const hf_type *type, uint64_t source, uint32_t dump, size_t n,
+                          const uint64_t *dests, const uint64_t *labels, hf_error *err)
+{
+	ndjson *w = s->impl;
+	uint32_t ti;
+	hf_status st = type_index(w, type, &ti, err);
+	for (size_t done = 0; done < n && !st;) {
+		size_t k = n - done < QUEUE_BLOCK / Q_EDGE_SIZE ? n - done : QUEUE_BLOCK / Q_EDGE_SIZE;
+		if ((st = hf_queue_room(&w->queue, k * Q_EDGE_SIZE, err)))
+			break;
+		uint8_t *p = w->queue.q.data + w->queue.q.len;
+		for (size_t i = 0; i < k; i++, p += Q_EDGE_SIZE)
+			q_put_edge(p, ti, source, dests[done + i], labels[done + i], dump);
+		w->queue.q.len += k * Q_EDGE_SIZE;
+		done += k;
+	}
+	return st;
 }
 
 static hf_status nd_record(hf_sink *s, const hf_record *r, hf_error *err)
