@@ -222,6 +222,9 @@ static void check_u64(uint64_t v)
 
 static void test_put_u64(void)
 {
+	/* Every number below 100 takes the short path; the next ones not. */
+	for (uint64_t v = 0; v < 1000; v++)
+		check_u64(v);
 	uint64_t p = 1;
 	for (int k = 0; k < 20; k++, p *= 10) {
 		check_u64(p - 1);

@@ -540,16 +540,14 @@ static hf_status spool_take(hf_input *in, hf_error *err)
 	return HF_OK;
 }
 
-hf_status hf_input_peek(hf_input *in, size_t want, const uint8_t **p,
-                        size_t *avail, hf_error *err)
+/* hf_input_peek when the window must take more bytes (want at most
+ * HF_INPUT_MAX_PEEK; not a memory input).  A function of its own: with it
+ * inline, every peek saved and restored the registers this loop needs,
+ * half of the peek's instructions (cachegrind: 39 a call, 3.1 M calls
+ * for the 100 MB benchmark dump). */
+static __attribute__((noinline)) hf_status peek_more(hf_input *in, size_t want, const uint8_t **p,
+                                                     size_t *avail, hf_error *err)
 {
-	if (want > HF_INPUT_MAX_PEEK)
-		want = HF_INPUT_MAX_PEEK;
-	if (in->zc) {
-		*p = in->zc + in->start;
-		*avail = in->end - in->start;
-		return HF_OK;
-	}
 	while (in->end - in->start < want && !in->eof) {
 		/* Make room: slide the window to the front, grow if needed.  The
 		 * buffer doubles as bytes arrive rather than taking `want` at its
@@ -610,6 +608,23 @@ hf_status hf_input_peek(hf_input *in, size_t want, const uint8_t **p,
 			in->end += (size_t)r;
 		}
 	}
+	*p = in->buf + in->start;
+	*avail = in->end - in->start;
+	return HF_OK;
+}
+
+hf_status hf_input_peek(hf_input *in, size_t want, const uint8_t **p,
+                        size_t *avail, hf_error *err)
+{
+	if (want > HF_INPUT_MAX_PEEK)
+		want = HF_INPUT_MAX_PEEK;
+	if (in->zc) {
+		*p = in->zc + in->start;
+		*avail = in->end - in->start;
+		return HF_OK;
+	}
+	if (in->end - in->start < want && !in->eof)
+		return peek_more(in, want, p, avail, err);
 	*p = in->buf + in->start;
 	*avail = in->end - in->start;
 	return HF_OK;

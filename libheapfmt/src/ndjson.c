@@ -57,6 +57,14 @@ typedef struct nd_out {
 	hf_value *vals;      /* values decoded from the queue */
 	size_t vals_cap;
 	hf_buf text;         /* a string's text decoded from the dump's encoding */
+	/* The last edge's line up to its dest, {"record":"edge","subtype":S,
+	 * "source":N,"dest": (at most 27 + 20 + 10 + 20 + 8 bytes), for the
+	 * next edges of the same type and source: an object's edges come
+	 * together. */
+	char edge_head[96];
+	size_t edge_head_len; /* 0: none yet */
+	uint32_t edge_ti;
+	uint64_t edge_src;
 } nd_out;
 #define ND_OUT_SIZE ((sizeof(nd_out) + 63) / 64 * 64)
 
@@ -427,15 +435,24 @@ static hf_status fmt_node(ndjson *w, nd_out *o, const nd_type *t, const hf_node 
 	return end_line(w, o, err);
 }
 
-static hf_status fmt_edge(ndjson *w, nd_out *o, const nd_type *t, const hf_edge *e, hf_error *err)
+static hf_status fmt_edge(ndjson *w, nd_out *o, uint32_t ti, const nd_type *t, const hf_edge *e,
+                          hf_error *err)
 {
 	B(hf_buf_reserve(&o->line, 256));
 	char *p = (char *)o->line.data + o->line.len;
-	p = PUT(p, "{\"record\":\"edge\",\"subtype\":");
-	p = put_i64(p, t->id);
-	p = PUT(p, ",\"source\":");
-	p = put_u64(p, e->source);
-	p = PUT(p, ",\"dest\":");
+	if (!o->edge_head_len || o->edge_ti != ti || o->edge_src != e->source) {
+		char *h = o->edge_head;
+		h = PUT(h, "{\"record\":\"edge\",\"subtype\":");
+		h = put_i64(h, t->id);
+		h = PUT(h, ",\"source\":");
+		h = put_u64(h, e->source);
+		h = PUT(h, ",\"dest\":");
+		o->edge_head_len = (size_t)(h - o->edge_head);
+		o->edge_ti = ti;
+		o->edge_src = e->source;
+	}
+	memcpy(p, o->edge_head, o->edge_head_len);
+	p += o->edge_head_len;
 	p = put_u64(p, e->dest);
 	p = PUT(p, ",\"label\":");
 	p = put_u64(p, e->label);
@@ -514,7 +531,7 @@ static hf_status run_block(void *ctx, const uint8_t *p, const uint8_t *end, hf_e
 			hf_queue_get(&p, &e.dest, 8);
 			hf_queue_get(&p, &e.label, 8);
 			hf_queue_get(&p, &e.dump, 4);
-			st = fmt_edge(w, o, &types[ti], &e, err);
+			st = fmt_edge(w, o, ti, &types[ti], &e, err);
 			break;
 		}
 		case Q_STRING: {
