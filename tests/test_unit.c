@@ -1308,7 +1308,7 @@ static hf_status cap_edge(hf_sink *s, const hf_edge *e, hf_error *err)
 
 static void test_ndjson_edges(void)
 {
-	static const size_t lots[] = { 0, 1, 63, 64, 65, 2, 40000, 7, 31775, 31776, 1 };
+	static const size_t lots[] = { 0, 1, 63, 64, 65, 2, 40000, 7, 65534, 65535, 1, 65536 };
 	enum { NLOTS = sizeof lots / sizeof lots[0] };
 	static const hf_type field = { HF_TYPE_EDGE, 1, "instance_field", NULL, NULL, 0, "string", NULL };
 	static const hf_type element = { HF_TYPE_EDGE, 3, "array_element", NULL, NULL, 0, "index", NULL };
@@ -1322,34 +1322,34 @@ static void test_ndjson_edges(void)
 	edge_capture cap = { { 0 } }, want = { { 0 } };
 	hf_sink capsink = { .ops = &cap_ops, .impl = &cap };
 	hf_sink wantsink = { .ops = &cap_ops, .impl = &want };
-	uint64_t *dests = malloc(40000 * sizeof *dests), *labels = malloc(40000 * sizeof *labels);
-	hf_status st = a && b && dests && labels ? HF_OK : HF_ERR_NOMEM;
+	hf_edge_to *to = malloc(65536 * sizeof *to);
+	hf_status st = a && b && to ? HF_OK : HF_ERR_NOMEM;
 	size_t total = 0;
 	for (size_t l = 0; l < NLOTS && !st; l++) {
 		const hf_type *t = l % 2 ? &element : &field;
 		uint64_t src = 0x1000 + l, expect = 0;
 		uint32_t dump = (uint32_t)l % 3;
 		for (size_t i = 0; i < lots[l]; i++) {
-			dests[i] = l == 6 && i == 5 ? UINT64_MAX : 0x100000 + 8 * i + l;
-			labels[i] = l % 2 ? i : 77 + i % 5;
+			to[i].dest = l == 6 && i == 5 ? UINT64_MAX : 0x100000 + 8 * i + l;
+			to[i].label = l % 2 ? i : 77 + i % 5;
 		}
 		hf_node n = { &node_type, src, dump, 0x42, 16, 65, NULL };
 		st = hf_sink_node(a, &n, &err);
 		if (!st)
 			st = hf_sink_node(b, &n, &err);
 		if (!st)
-			st = hf_sink_edges(a, t, src, dump, lots[l], dests, labels, &err);
+			st = hf_sink_edges(a, t, src, dump, lots[l], to, &err);
 		if (!st)
-			st = hf_sink_edges(&capsink, t, src, dump, lots[l], dests, labels, &err);
+			st = hf_sink_edges(&capsink, t, src, dump, lots[l], to, &err);
 		for (size_t i = 0; i < lots[l] && !st; i++) {
-			hf_edge e = { t, src, dests[i], labels[i], dump };
+			hf_edge e = { t, src, to[i].dest, to[i].label, dump };
 			st = hf_sink_edge(b, &e, &err);
 			if (!st)
 				st = hf_sink_edge(&wantsink, &e, &err);
 			expect++;
 		}
 		total += expect;
-		memset(dests, 0xEE, lots[l] * sizeof *dests); /* the writer must have kept a copy */
+		memset(to, 0xEE, lots[l] * sizeof *to); /* the writer must have kept a copy */
 	}
 	CHECK_EQ_U(a ? a->n_edges : 0, total, "edges counted by the batched sink");
 	CHECK_EQ_U(capsink.n_edges, total, "edges counted through the fallback");
@@ -1365,8 +1365,7 @@ static void test_ndjson_edges(void)
 	      "the fallback gives each edge in order");
 	free(pa);
 	free(pb);
-	free(dests);
-	free(labels);
+	free(to);
 	hf_buf_free(&cap.all);
 	hf_buf_free(&want.all);
 }

@@ -1657,7 +1657,7 @@ typedef struct edge_batch {
 	const hf_type *type;
 	uint64_t src;
 	size_t n;
-	uint64_t dst[EDGE_BATCH], label[EDGE_BATCH];
+	hf_edge_to to[EDGE_BATCH];
 } edge_batch;
 
 static hf_status batch_flush(reader *r, edge_batch *b)
@@ -1665,13 +1665,13 @@ static hf_status batch_flush(reader *r, edge_batch *b)
 	size_t n = b->n;
 	b->n = 0;
 	r->stats->edges += n;
-	return n ? hf_sink_edges(r->sink, b->type, b->src, r->dump, n, b->dst, b->label, r->err) : HF_OK;
+	return n ? hf_sink_edges(r->sink, b->type, b->src, r->dump, n, b->to, r->err) : HF_OK;
 }
 
 static inline hf_status batch_add(reader *r, edge_batch *b, uint64_t dst, uint64_t label)
 {
-	b->dst[b->n] = dst;
-	b->label[b->n] = label;
+	b->to[b->n].dest = dst;
+	b->to[b->n].label = label;
 	return ++b->n == EDGE_BATCH ? batch_flush(r, b) : HF_OK;
 }
 

@@ -250,16 +250,20 @@ bool hf_sink_takes_encoded(const hf_sink *s);
  * the call only); a sink that does not take it so gets it decoded. */
 hf_status hf_sink_string_encoded(hf_sink *s, uint64_t id, hf_text_encoding enc, const uint8_t *data,
                                  size_t nunits, hf_error *err);
-/* n edges of one type, source and dump: dests[i] labelled labels[i], in
- * that order (the same records as n calls of hf_sink_edge). */
+/* n edges of one type, source and dump, to to[i].dest labelled
+ * to[i].label, in that order (the same records as n calls of
+ * hf_sink_edge). */
+typedef struct hf_edge_to {
+	uint64_t dest, label;
+} hf_edge_to;
 hf_status hf_sink_edges(hf_sink *s, const hf_type *type, uint64_t source, uint32_t dump, size_t n,
-                        const uint64_t *dests, const uint64_t *labels, hf_error *err);
+                        const hf_edge_to *to, hf_error *err);
 /* ndjson.c's side of the three above (hf_sink_string_encoded checks nunits). */
 bool hf_ndjson_sink_is(const hf_sink *s);
 hf_status hf_ndjson_string_encoded(hf_sink *s, uint64_t id, hf_text_encoding enc, const uint8_t *data,
                                    size_t nunits, hf_error *err);
 hf_status hf_ndjson_edges(hf_sink *s, const hf_type *type, uint64_t source, uint32_t dump, size_t n,
-                          const uint64_t *dests, const uint64_t *labels, hf_error *err);
+                          const hf_edge_to *to, hf_error *err);
 
 /* ---- heap database names (heapdb.c) --------------------------------------- */
 /* Whether s can name a table or column the writer makes: letters, digits

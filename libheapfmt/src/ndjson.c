@@ -30,7 +30,7 @@
  */
 #define QUEUE_BLOCK ((size_t)1 << 20)
 #define FLUSH_AT ((size_t)256 << 10)
-enum { Q_NODE = 1, Q_EDGE, Q_STRING, Q_RECORD, Q_STRING_ENCODED };
+enum { Q_NODE = 1, Q_EDGE, Q_STRING, Q_RECORD, Q_STRING_ENCODED, Q_EDGES };
 
 typedef struct nd_type {
 	const hf_type *type;     /* the caller's type last seen with this content, and */
@@ -435,22 +435,27 @@ static hf_status fmt_node(ndjson *w, nd_out *o, const nd_type *t, const hf_node 
 	return end_line(w, o, err);
 }
 
-static hf_status fmt_edge(ndjson *w, nd_out *o, uint32_t ti, const nd_type *t, const hf_edge *e,
-                          hf_error *err)
+/* o->edge_head for edges of type ti (t) from source. */
+static inline void edge_head(nd_out *o, uint32_t ti, const nd_type *t, uint64_t source)
+{
+	if (o->edge_head_len && o->edge_ti == ti && o->edge_src == source)
+		return;
+	char *h = o->edge_head;
+	h = PUT(h, "{\"record\":\"edge\",\"subtype\":");
+	h = put_i64(h, t->id);
+	h = PUT(h, ",\"source\":");
+	h = put_u64(h, source);
+	h = PUT(h, ",\"dest\":");
+	o->edge_head_len = (size_t)(h - o->edge_head);
+	o->edge_ti = ti;
+	o->edge_src = source;
+}
+
+/* An edge line, its head in o->edge_head (edge_head). */
+static hf_status fmt_edge(ndjson *w, nd_out *o, const hf_edge *e, hf_error *err)
 {
 	B(hf_buf_reserve(&o->line, 256));
 	char *p = (char *)o->line.data + o->line.len;
-	if (!o->edge_head_len || o->edge_ti != ti || o->edge_src != e->source) {
-		char *h = o->edge_head;
-		h = PUT(h, "{\"record\":\"edge\",\"subtype\":");
-		h = put_i64(h, t->id);
-		h = PUT(h, ",\"source\":");
-		h = put_u64(h, e->source);
-		h = PUT(h, ",\"dest\":");
-		o->edge_head_len = (size_t)(h - o->edge_head);
-		o->edge_ti = ti;
-		o->edge_src = e->source;
-	}
 	memcpy(p, o->edge_head, o->edge_head_len);
 	p += o->edge_head_len;
 	p = put_u64(p, e->dest);
@@ -531,7 +536,24 @@ static hf_status run_block(void *ctx, const uint8_t *p, const uint8_t *end, hf_e
 			hf_queue_get(&p, &e.dest, 8);
 			hf_queue_get(&p, &e.label, 8);
 			hf_queue_get(&p, &e.dump, 4);
-			st = fmt_edge(w, o, ti, &types[ti], &e, err);
+			edge_head(o, ti, &types[ti], e.source);
+			st = fmt_edge(w, o, &e, err);
+			break;
+		}
+		case Q_EDGES: {
+			hf_edge e;
+			uint32_t n;
+			memset(&e, 0, sizeof e);
+			hf_queue_get(&p, &ti, 4);
+			hf_queue_get(&p, &e.source, 8);
+			hf_queue_get(&p, &e.dump, 4);
+			hf_queue_get(&p, &n, 4);
+			edge_head(o, ti, &types[ti], e.source);
+			for (uint32_t i = 0; i < n && !st; i++) {
+				hf_queue_get(&p, &e.dest, 8);
+				hf_queue_get(&p, &e.label, 8);
+				st = fmt_edge(w, o, &e, err);
+			}
 			break;
 		}
 		case Q_STRING: {
@@ -688,19 +710,6 @@ static hf_status nd_node(hf_sink *s, const hf_node *n, hf_error *err)
 	return HF_OK;
 }
 
-#define Q_EDGE_SIZE 33
-
-static inline void q_put_edge(uint8_t *p, uint32_t ti, uint64_t source, uint64_t dest, uint64_t label,
-                              uint32_t dump)
-{
-	p[0] = Q_EDGE;
-	memcpy(p + 1, &ti, 4);
-	memcpy(p + 5, &source, 8);
-	memcpy(p + 13, &dest, 8);
-	memcpy(p + 21, &label, 8);
-	memcpy(p + 29, &dump, 4);
-}
-
 static hf_status nd_edge(hf_sink *s, const hf_edge *e, hf_error *err)
 {
 	ndjson *w = s->impl;
@@ -708,30 +717,45 @@ static hf_status nd_edge(hf_sink *s, const hf_edge *e, hf_error *err)
 	hf_status st = type_index(w, e->type, &ti, err);
 	if (st)
 		return st;
-	st = hf_queue_room(&w->queue, Q_EDGE_SIZE, err);
+	st = hf_queue_room(&w->queue, 1 + 32, err);
 	if (st)
 		return st;
-	q_put_edge(w->queue.q.data + w->queue.q.len, ti, e->source, e->dest, e->label, e->dump);
-	w->queue.q.len += Q_EDGE_SIZE;
+	uint8_t *p = w->queue.q.data + w->queue.q.len;
+	p[0] = Q_EDGE;
+	memcpy(p + 1, &ti, 4);
+	memcpy(p + 5, &e->source, 8);
+	memcpy(p + 13, &e->dest, 8);
+	memcpy(p + 21, &e->label, 8);
+	memcpy(p + 29, &e->dump, 4);
+	w->queue.q.len += 33;
 	return HF_OK;
 }
 
-/* hf_sink_edges: one type lookup and one room check for the lot (n small
- * enough for a queue block: the HPROF reader gives at most 64). */
+/* hf_sink_edges: one type lookup and one room check for the lot, queued
+ * as one record (type, source and dump once, then 16 bytes an edge:
+ * about half the bytes of single edges) and formatted with one head.  A
+ * lot too large for a queue block goes in several. */
+#define Q_EDGES_HEAD 21
+#define Q_EDGES_MAX ((QUEUE_BLOCK - Q_EDGES_HEAD) / sizeof(hf_edge_to))
+
 hf_status hf_ndjson_edges(hf_sink *s, const hf_type *type, uint64_t source, uint32_t dump, size_t n,
-                          const uint64_t *dests, const uint64_t *labels, hf_error *err)
+                          const hf_edge_to *to, hf_error *err)
 {
 	ndjson *w = s->impl;
 	uint32_t ti;
 	hf_status st = type_index(w, type, &ti, err);
 	for (size_t done = 0; done < n && !st;) {
-		size_t k = n - done < QUEUE_BLOCK / Q_EDGE_SIZE ? n - done : QUEUE_BLOCK / Q_EDGE_SIZE;
-		if ((st = hf_queue_room(&w->queue, k * Q_EDGE_SIZE, err)))
+		uint32_t k = (uint32_t)(n - done < Q_EDGES_MAX ? n - done : Q_EDGES_MAX);
+		if ((st = hf_queue_room(&w->queue, Q_EDGES_HEAD + k * sizeof *to, err)))
 			break;
 		uint8_t *p = w->queue.q.data + w->queue.q.len;
-		for (size_t i = 0; i < k; i++, p += Q_EDGE_SIZE)
-			q_put_edge(p, ti, source, dests[done + i], labels[done + i], dump);
-		w->queue.q.len += k * Q_EDGE_SIZE;
+		p[0] = Q_EDGES;
+		memcpy(p + 1, &ti, 4);
+		memcpy(p + 5, &source, 8);
+		memcpy(p + 13, &dump, 4);
+		memcpy(p + 17, &k, 4);
+		memcpy(p + Q_EDGES_HEAD, to + done, k * sizeof *to);
+		w->queue.q.len += Q_EDGES_HEAD + k * sizeof *to;
 		done += k;
 	}
 	return st;

@@ -63,14 +63,14 @@ hf_status hf_sink_edge(hf_sink *s, const hf_edge *edge, hf_error *err)
 }
 
 hf_status hf_sink_edges(hf_sink *s, const hf_type *type, uint64_t source, uint32_t dump, size_t n,
-                        const uint64_t *dests, const uint64_t *labels, hf_error *err)
+                        const hf_edge_to *to, hf_error *err)
 {
 	if (hf_ndjson_sink_is(s)) {
 		s->n_edges += n;
-		return hf_ndjson_edges(s, type, source, dump, n, dests, labels, err);
+		return hf_ndjson_edges(s, type, source, dump, n, to, err);
 	}
 	for (size_t i = 0; i < n; i++) {
-		hf_edge e = { type, source, dests[i], labels[i], dump };
+		hf_edge e = { type, source, to[i].dest, to[i].label, dump };
 		hf_status st = hf_sink_edge(s, &e, err);
 		if (st)
 			return st;
