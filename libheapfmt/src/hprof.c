@@ -920,8 +920,9 @@ static int class_layout(reader *r, class_info *c)
 			break;
 	}
 	c->nflat = j;
-	/* A superclass field hidden by a subclass field of the same name: the
-	 * values JSON gives the name once, with the subclass's value. */
+	/* The reference fields apart, for the instance loop; and a superclass
+	 * field hidden by a subclass field of the same name: the values JSON
+	 * gives the name once, with the subclass's value. */
 	uint32_t nrefs = 0;
 	for (uint32_t i = 0; i < c->nflat; i++)
 		nrefs += c->flat[i].type == T_OBJECT;
@@ -1659,6 +1660,13 @@ typedef struct edge_batch {
 	size_t n;
 	hf_edge_to to[EDGE_BATCH];
 } edge_batch;
+
+static inline void batch_start(edge_batch *b, const hf_type *type, uint64_t src)
+{
+	b->type = type;
+	b->src = src;
+	b->n = 0;
+}
 
 static hf_status batch_flush(reader *r, edge_batch *b)
 {
@@ -3119,9 +3127,7 @@ static hf_status emit_instance(reader *r, uint64_t obj, uint64_t cls, const uint
 		size = n;
 	if (fields_ok) {
 		edge_batch b;
-		b.type = &hprof_edge_field;
-		b.src = obj;
-		b.n = 0;
+		batch_start(&b, &hprof_edge_field, obj);
 		for (uint32_t i = 0; i < c->nrefs; i++) {
 			uint64_t ref = hf_beid(data + c->refs[i].offset, r->idsize);
 			if (ref && (st = batch_add(r, &b, ref, c->refs[i].name)))
@@ -3672,9 +3678,7 @@ static hf_status object_array_dump(reader *r, heap_ctx *h, uint64_t start)
 			return st;
 		if (r->emit) {
 			edge_batch b;
-			b.type = &hprof_edge_element;
-			b.src = obj;
-			b.n = 0;
+			batch_start(&b, &hprof_edge_element, obj);
 			for (uint64_t k = 0; k < chunk; k++) {
 				uint64_t ref = hf_beid(p + k * I, I);
 				if (ref && (st = batch_add(r, &b, ref, i + k)))
