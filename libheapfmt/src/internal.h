@@ -212,8 +212,8 @@ static inline char *hf_put_u64(char *p, uint64_t v)
 		return p + 2;
 	}
 	/* floor(log10(v)) is (bit length * 1233) >> 12 or one more. */
-	unsigned d = ((64 - (unsigned)__builtin_clzll(v | 1)) * 1233) >> 12;
-	char *end = p + d + (d < 20 && v >= pow10[d]) + (v == 0);
+	unsigned d = ((64 - (unsigned)__builtin_clzll(v)) * 1233) >> 12;
+	char *end = p + d + (d < 20 && v >= pow10[d]);
 	char *e = end;
 	while (v >= 100000000) {
 		uint64_t q = v / 100000000;
