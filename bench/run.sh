@@ -9,8 +9,11 @@
 # 1 GB dump (hprof-narrow) and its gzip.  Then it runs each of our programs
 # and its reference in alternation (one warm-up each, then A B A B ...; a
 # 5 GB run, with the 1 GB run of the same program after it as its reference),
-# with /usr/bin/time, and prints one table of medians, each run's time, peak
-# RSS, MB/s and objects/s, then the targets with their ratios.  The dumps stay
+# with /usr/bin/time, and prints one table of medians, each run's time, its
+# CPU time (the program's user + system, and the whole machine's busy time
+# over the run, which also counts the kernel's writeback threads: on two
+# cores a run cannot take less than half of it), peak RSS, MB/s and
+# objects/s, then the targets with their ratios.  The dumps stay
 # outside the repository.  Needs: a JDK 17, gcc, libsqlite3-dev, jq, time, hprof-conv
 # (Debian packages), and heapfmt built in build/ (release; built if absent).
 set -euo pipefail
@@ -65,7 +68,12 @@ s1=$(stats "$d1")
 objects=$(jq .objects <<<"$s1") refs=$(jq .references <<<"$s1")
 scratch="$data/scratch"
 mkdir -p "$scratch"
-declare -A WALL RSS
+declare -A WALL RSS CPU MCPU
+hz=$(getconf CLK_TCK)
+# busy: the machine's busy CPU time so far, in ticks (/proc/stat: user, nice,
+# system, irq, softirq, steal), whoever spent it: the kernel's own threads
+# (writeback) as well as the program's.
+busy() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9; exit }' /proc/stat; }
 nd="$scratch/out.ndjson" db="$scratch/out.db" cdb="$scratch/ceiling.db"
 
 # once LABEL CMD...: one run; appends wall seconds and peak RSS (KiB).  The
@@ -83,12 +91,17 @@ once() {
 	local label=$1; shift
 	clean
 	[ -z "${warm:-}" ] || cat "$warm" >/dev/null
-	/usr/bin/time -f '%e %M %x' -o "$scratch/t" "$@" >/dev/null 2>"$scratch/err" || true
-	local wall rss rc
-	read -r wall rss rc <"$scratch/t"
+	local b0 b1
+	b0=$(busy)
+	/usr/bin/time -f '%e %M %x %U %S' -o "$scratch/t" "$@" >/dev/null 2>"$scratch/err" || true
+	b1=$(busy)
+	local wall rss rc user sys
+	read -r wall rss rc user sys <"$scratch/t"
 	[ "$rc" = 0 ] || { echo "bench/run.sh: $label exited $rc:" >&2; tail -3 "$scratch/err" >&2; exit 1; }
 	WALL[$label]="${WALL[$label]:-} $wall"
 	RSS[$label]="${RSS[$label]:-} $rss"
+	CPU[$label]="${CPU[$label]:-} $(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }')"
+	MCPU[$label]="${MCPU[$label]:-} $(awk -v a="$b0" -v b="$b1" -v hz="$hz" 'BEGIN { print (b - a) / hz }')"
 }
 # alternate LABEL CMD [LABEL CMD]...: a warm-up of each shell command CMD,
 # then RUNS rounds of one run of each, in turn (A B A B ...).
@@ -142,18 +155,18 @@ fi
 rm -f "$nd" "$db"
 
 row() { # row LABEL BYTES OBJECTS
-	local w r
-	w=$(median "${WALL[$1]}") r=$(maxof "${RSS[$1]}")
-	awk -v l="$1" -v w="$w" -v r="$r" -v b="$2" -v o="$3" -v all="${WALL[$1]# }" 'BEGIN {
+	local w r c mc
+	w=$(median "${WALL[$1]}") r=$(maxof "${RSS[$1]}") c=$(median "${CPU[$1]}") mc=$(median "${MCPU[$1]}")
+	awk -v l="$1" -v w="$w" -v r="$r" -v b="$2" -v o="$3" -v all="${WALL[$1]# }" -v c="$c" -v mc="$mc" 'BEGIN {
 		gsub(/ /, ", ", all)
-		printf("| %s | %.2f | %s | %.0f | %s | %s |\n", l, w, all, r / 1024,
+		printf("| %s | %.2f | %s | %.2f | %.2f | %.0f | %s | %s |\n", l, w, all, c, mc, r / 1024,
 		       b > 0 ? sprintf("%.0f", b / 1e6 / w) : "-", o > 0 ? sprintf("%.2fM", o / 1e6 / w) : "-") }'
 }
 echo "heapfmt benchmarks, $(date -u +%Y-%m-%d), $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo); median of $runs runs after a warm-up, alternated with the reference"
 echo "workload: $d1 ($(stat -c %s "$d1") bytes, $objects objects, $refs references)"
 echo
-echo "| run | wall s (median) | each run, in order | peak RSS MiB | MB/s | objects/s |"
-echo "| --- | --- | --- | --- | --- | --- |"
+echo "| run | wall s (median) | each run, in order | CPU s | machine CPU s | peak RSS MiB | MB/s | objects/s |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
 b1=$(stat -c %s "$d1") ba=$(stat -c %s "$android")
 row "hprof2ndjson 1g-android" "$ba" "$objects"
 row "hprof-conv 1g-android" "$ba" "$objects"

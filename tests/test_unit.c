@@ -1645,13 +1645,22 @@ static int ndjson_nodes(FILE *fp, uint32_t n)
 /* hf_writebehind: the bytes written behind are the bytes written, from
  * where the descriptor stood, which ends at their end; direct (O_DIRECT)
  * where the file system allows it, and through the page cache alone, also
- * when standard error is the same file ("prog > out 2>&1"). */
-enum { WB_PAGE_CACHE, WB_DIRECT, WB_REFUSED, WB_ABANDONED, WB_SHARED_STDERR };
+ * when standard error is the same file ("prog > out 2>&1"); direct with
+ * the page cache taking its share as if the disk were behind, in writes
+ * that end at a block, the bytes past it carried to the next write.  The
+ * writes are of many sizes, none a multiple of a block. */
+enum { WB_PAGE_CACHE, WB_DIRECT, WB_REFUSED, WB_ABANDONED, WB_SHARED_STDERR, WB_CACHED };
+
+static size_t wb_write_size(size_t k, size_t nb, size_t bs)
+{
+	return k < nb ? bs - (k % 5) * 1237 : 1000;
+}
 
 static void writebehind_file(int mode)
 {
 	static const char *const hows[] = { "page cache", "direct", "direct, then refused",
-	                                     "direct, no finish", "standard error to the file" };
+	                                     "direct, no finish", "standard error to the file",
+	                                     "direct, the page cache taking 12 MiB" };
 	const char *how = hows[mode];
 	int direct = mode != WB_PAGE_CACHE;
 	FILE *f = tmpfile();
@@ -1665,6 +1674,7 @@ static void writebehind_file(int mode)
 	hf_writebehind_test_start = 1;
 	hf_writebehind_test_direct = direct;
 	hf_writebehind_test_refuse = mode == WB_REFUSED ? 3 : 0;
+	hf_writebehind_test_cache = mode == WB_CACHED ? (uint64_t)12 << 20 : 0;
 	int saved_stderr = -1;
 	if (mode == WB_SHARED_STDERR) {
 		fflush(stderr);
@@ -1674,12 +1684,16 @@ static void writebehind_file(int mode)
 	hf_writebehind wb;
 	hf_writebehind_init(&wb, fd);
 	hf_writebehind_test_start = 0;
+	hf_writebehind_test_cache = 0;
 	CHECK(wb.fd == fd && wb.pos == 4, "writebehind (%s): on, from offset 4", how);
 	int e = 0;
+	uint64_t total = 4;
 	for (size_t k = 0; k <= nb && !e; k++) {
-		for (size_t i = 0; i < bs; i++)
+		size_t n = wb_write_size(k, nb, bs);
+		for (size_t i = 0; i < n; i++)
 			buf[i] = (uint8_t)(k * 31 + i * 7);
-		e = hf_writebehind_write(&wb, buf, k < nb ? bs : 1000);
+		e = hf_writebehind_write(&wb, buf, n);
+		total += n;
 	}
 	CHECK(!e, "writebehind (%s): writes: %s", how, strerror(e));
 	if (mode != WB_ABANDONED) {
@@ -1693,9 +1707,8 @@ static void writebehind_file(int mode)
 	}
 	hf_writebehind_test_direct = 1;
 	hf_writebehind_test_refuse = 0;
-	uint64_t total = 4 + (uint64_t)nb * bs + 1000;
 	CHECK_EQ_U((uint64_t)lseek(fd, 0, SEEK_CUR), total, "writebehind: the descriptor at the end");
-	CHECK(mode == WB_REFUSED || wb.written_behind >= (uint64_t)32 << 20,
+	CHECK(mode == WB_REFUSED || mode == WB_CACHED || wb.written_behind >= (uint64_t)32 << 20,
 	      "writebehind (%s): %llu bytes written behind", how, (unsigned long long)wb.written_behind);
 	/* Direct where this file system takes O_DIRECT. */
 	char path[64];
@@ -1715,21 +1728,33 @@ static void writebehind_file(int mode)
 		CHECK(wb.written_behind >= wb.written_direct + ((uint64_t)8 << 20),
 		      "writebehind: %llu bytes written behind, %llu of them direct",
 		      (unsigned long long)wb.written_behind, (unsigned long long)wb.written_direct);
+	} else if (mode == WB_CACHED && dfd >= 0) {
+		/* The first buffer direct, then the page cache's 12 MiB (less the
+		 * head's 4 bytes and what would pass them), then direct again. */
+		CHECK(wb.written_cached >= (uint64_t)8 << 20 && wb.written_cached <= ((uint64_t)12 << 20) - 4,
+		      "writebehind (%s): %llu bytes through the page cache", how,
+		      (unsigned long long)wb.written_cached);
+		CHECK(wb.written_direct >= (uint64_t)24 << 20 &&
+		      wb.written_direct + wb.written_cached <= total,
+		      "writebehind (%s): %llu bytes written direct", how, (unsigned long long)wb.written_direct);
 	} else if (direct && dfd >= 0 && mode != WB_SHARED_STDERR) {
 		CHECK(wb.written_direct >= (uint64_t)32 << 20, "writebehind (%s): %llu bytes written direct",
 		      how, (unsigned long long)wb.written_direct);
+		CHECK_EQ_U(wb.written_cached, 0, "writebehind: nothing through the page cache past the start");
 	} else {
 		CHECK_EQ_U(wb.written_direct, 0, "writebehind: no bytes written direct");
 	}
 	size_t bad = 0;
+	off_t at = 4;
 	for (size_t k = 0; k <= nb && !bad; k++) {
-		size_t n = k < nb ? bs : 1000;
-		if (pread(fd, buf, n, 4 + (off_t)(k * bs)) != (ssize_t)n) {
+		size_t n = wb_write_size(k, nb, bs);
+		if (pread(fd, buf, n, at) != (ssize_t)n) {
 			bad++;
 			break;
 		}
 		for (size_t i = 0; i < n; i++)
 			bad += buf[i] != (uint8_t)(k * 31 + i * 7);
+		at += (off_t)n;
 	}
 	CHECK_EQ_U(bad, 0, "writebehind: read back");
 	char head[4];
@@ -1984,6 +2009,7 @@ static void test_writebehind(void)
 	writebehind_file(WB_REFUSED);
 	writebehind_file(WB_ABANDONED);
 	writebehind_file(WB_SHARED_STDERR);
+	writebehind_file(WB_CACHED);
 	writebehind_full(1);
 	writebehind_full(0);
 	hf_writebehind wb;

@@ -617,10 +617,14 @@ typedef struct hf_writebehind {
 	int out;                 /* the descriptor written to */
 	int fd;                  /* the same, written behind; -1: off */
 	uint64_t pos, flushed, start;
+	uint64_t behind;         /* without direct writes, written behind from here */
+	uint64_t cached_to;      /* with them, the page cache takes the output up to here */
+	int disk_behind;         /* tests (hf_writebehind_test_cache) */
 	uint64_t from[HF_WB_DEPTH], len[HF_WB_DEPTH];   /* the chunks in flight */
 	unsigned head, count;
 	uint64_t written_behind; /* bytes handed to the disk early, for the tests */
 	uint64_t written_direct; /* of which bypassing the page cache, for the tests */
+	uint64_t written_cached; /* past start, through the page cache while the disk was behind */
 	int error;               /* an errno of the disk's the waits saw, or 0 */
 	hf_wb_direct *direct;    /* past start: the writes bypass the page cache */
 	int direct_tried;
@@ -636,8 +640,13 @@ extern int hf_writebehind_test_direct;
  * refused O_DIRECT (EINVAL); 0: never. */
 extern unsigned hf_writebehind_test_refuse;
 /* For the tests: where the outputs begin to be written behind, in bytes
- * from where they start (0: the kernel's background limit). */
+ * from where they start (0: 512 MiB, or the kernel's background limit if
+ * less). */
 extern uint64_t hf_writebehind_test_start;
+/* For the tests: the page cache's share of an output written direct, in
+ * bytes from where it starts (0: the kernel's background limit); when set,
+ * direct writes use it as if the disk were always behind. */
+extern uint64_t hf_writebehind_test_cache;
 
 /* An errno that says the disk failed a write (EIO, ENOSPC, EDQUOT), to be
  * reported, rather than that a call is not supported here. */

@@ -40,6 +40,7 @@
 #define WB_CHUNK ((uint64_t)8 << 20)
 
 uint64_t hf_writebehind_test_start;
+uint64_t hf_writebehind_test_cache;
 int hf_writebehind_test_direct = 1;
 unsigned hf_writebehind_test_refuse;
 
@@ -71,6 +72,30 @@ unsigned hf_writebehind_test_refuse;
 #define WB_DIRECT_BUF ((size_t)4 << 20)
 #define WB_ALIGN ((size_t)4096)
 
+/*
+ * Where the direct writes begin: at 512 MiB, or the background limit if
+ * that is less.  A page the page cache takes is a page the kernel must find
+ * and fill first, and on a virtual machine whose host takes freed memory
+ * back (free page reporting, as on the benchmark machine) that page comes
+ * back from the host, at a price that varies tenfold from hour to hour:
+ * hprof2ndjson of the Android-like 1 GB dump (3.07 GB out) spent 0.8 to
+ * 5.5 s of system time there, almost all of it in the copy into the page
+ * cache.  Direct, the disk reads the text from buffers this process keeps.
+ * Alternated runs, medians of five (2026-11-30, 22:00 UTC): past the
+ * background limit (2.2 GB there) 3.06 s, past 512 MiB 2.54 s, and with
+ * the page cache taking what the disk cannot (below) 2.45 s; from the first
+ * byte 2.67 s, bound by the disk (1.3 GB/s there).  An output below 512 MiB
+ * stays in the page cache, where the next program of a pipeline finds it.
+ *
+ * When the disk is behind (every buffer still being written), the text goes
+ * through the page cache instead of waiting for it, as long as what went
+ * there in all stays below the background limit: then a slow disk costs no
+ * more than before direct writes began early, and a fast one takes almost
+ * everything direct.  Each such write ends at a block, so that the direct
+ * writes after it start at one; the bytes past it wait in `carry`.
+ */
+#define WB_DIRECT_FROM ((uint64_t)512 << 20)
+
 struct hf_wb_direct {
 	int dfd;                         /* O_DIRECT */
 	uint8_t *buf[HF_WB_DIRECT_BUFS];
@@ -90,6 +115,11 @@ struct hf_wb_direct {
 	int buffered;                    /* O_DIRECT refused: through the page cache */
 	uint64_t direct_bytes;           /* under mu */
 	unsigned direct_writes;          /* under mu: for hf_writebehind_test_refuse */
+	int nofill;                      /* no buffer being filled: the disk is behind */
+	int disk_behind;                 /* tests: as if it always were */
+	uint64_t cache_left;             /* bytes the page cache may still take */
+	uint8_t carry[WB_ALIGN];         /* past the last block written through it */
+	size_t carry_len;
 };
 enum { WB_FREE, WB_QUEUED, WB_WRITING };
 
@@ -147,8 +177,15 @@ void hf_writebehind_init(hf_writebehind *wb, int fd)
 		return;
 	wb->fd = fd;
 	wb->pos = wb->flushed = (uint64_t)at;
-	wb->start = (uint64_t)at + (hf_writebehind_test_start ? hf_writebehind_test_start
-	                                                       : hf_dirty_background_limit());
+	uint64_t limit = hf_dirty_background_limit();
+	wb->cached_to = (uint64_t)at + (hf_writebehind_test_cache ? hf_writebehind_test_cache : limit);
+	wb->disk_behind = hf_writebehind_test_cache != 0;
+	if (hf_writebehind_test_start)
+		wb->start = wb->behind = (uint64_t)at + hf_writebehind_test_start;
+	else {
+		wb->behind = (uint64_t)at + limit;
+		wb->start = (uint64_t)at + (limit < WB_DIRECT_FROM ? limit : WB_DIRECT_FROM);
+	}
 #else
 	(void)fd;
 #endif
@@ -169,6 +206,13 @@ static void wrote(hf_writebehind *wb, size_t n)
 		wb->direct_tried = 1;
 		if (hf_writebehind_test_direct && direct_start(wb))
 			return;
+		/* Written behind, as the kernel would, from its limit on. */
+		if (wb->start < wb->behind)
+			wb->start = wb->behind;
+		if (wb->pos < wb->start) {
+			wb->flushed = wb->pos;
+			return;
+		}
 	}
 	if (wb->pos - wb->flushed < WB_CHUNK)
 		return;
@@ -332,6 +376,8 @@ static bool direct_start(hf_writebehind *wb)
 	 * the page cache. */
 	d->fill_off = (wb->pos + WB_ALIGN - 1) / WB_ALIGN * WB_ALIGN;
 	d->lead = (size_t)(d->fill_off - wb->pos);
+	d->disk_behind = wb->disk_behind;
+	d->cache_left = wb->cached_to > wb->pos ? wb->cached_to - wb->pos : 0;
 	for (unsigned t = 0; ok && t < HF_WB_DIRECT_THREADS; t++) {
 		ok = pthread_create(&d->thread[t], NULL, direct_main, wb) == 0;
 		d->nthreads += ok;
@@ -344,9 +390,21 @@ static bool direct_start(hf_writebehind *wb)
 	return true;
 }
 
+/* The next buffer, once free, becomes the one filled (under mu). */
+static void next_fill(hf_wb_direct *d)
+{
+	unsigned next = (d->fill + 1) % HF_WB_DIRECT_BUFS;
+	while (d->state[next] != WB_FREE)
+		pthread_cond_wait(&d->freed, &d->mu);
+	d->fill = next;
+	d->fill_len = 0;
+	d->nofill = 0;
+}
+
 /* The filled buffer goes to the threads (len bytes of it); the next one is
- * waited for.  0 or the threads' first error. */
-static int direct_hand_off(hf_wb_direct *d, size_t len)
+ * waited for, or with may_defer, while the page cache may take a buffer's
+ * worth, left for later (nofill).  0 or the threads' first error. */
+static int direct_hand_off(hf_wb_direct *d, size_t len, bool may_defer)
 {
 	pthread_mutex_lock(&d->mu);
 	unsigned i = d->fill;
@@ -354,15 +412,57 @@ static int direct_hand_off(hf_wb_direct *d, size_t len)
 	d->off[i] = d->fill_off;
 	d->state[i] = WB_QUEUED;
 	pthread_cond_signal(&d->work);
-	unsigned next = (i + 1) % HF_WB_DIRECT_BUFS;
-	while (d->state[next] != WB_FREE)
-		pthread_cond_wait(&d->freed, &d->mu);
-	d->fill = next;
 	d->fill_off += len;
 	d->fill_len = 0;
+	if (may_defer && d->cache_left >= WB_DIRECT_BUF &&
+	    (d->state[(i + 1) % HF_WB_DIRECT_BUFS] != WB_FREE || d->disk_behind))
+		d->nofill = 1;
+	else
+		next_fill(d);
 	int e = d->error;
 	pthread_mutex_unlock(&d->mu);
 	return e;
+}
+
+/* With no buffer being filled (nofill): a free one if there is one, else
+ * p[0, n) through the page cache up to a block's end, the rest carried (or,
+ * when the page cache has taken its share, the next buffer waited for).
+ * *used: the bytes of p taken. */
+static int direct_nofill(hf_writebehind *wb, const uint8_t *p, size_t n, size_t *used)
+{
+	hf_wb_direct *d = wb->direct;
+	*used = 0;
+	pthread_mutex_lock(&d->mu);
+	bool cache = d->cache_left >= n + d->carry_len &&
+	             (d->state[(d->fill + 1) % HF_WB_DIRECT_BUFS] != WB_FREE || d->disk_behind);
+	if (!cache) {
+		/* The carry starts the buffer. */
+		next_fill(d);
+		memcpy(d->buf[d->fill], d->carry, d->carry_len);
+		d->fill_len = d->carry_len;
+		d->carry_len = 0;
+	}
+	pthread_mutex_unlock(&d->mu);
+	if (!cache)
+		return 0;
+	uint64_t end = (d->fill_off + d->carry_len + n) / WB_ALIGN * WB_ALIGN;
+	size_t k = 0;
+	if (end > d->fill_off) {
+		k = (size_t)(end - d->fill_off) - d->carry_len;
+		int e = hf_pwrite_full(wb->out, d->carry, d->carry_len, d->fill_off);
+		if (!e)
+			e = hf_pwrite_full(wb->out, p, k, d->fill_off + d->carry_len);
+		if (e)
+			return e;
+		d->cache_left -= end - d->fill_off;
+		wb->written_cached += end - d->fill_off;
+		d->fill_off = end;
+		d->carry_len = 0;
+	}
+	memcpy(d->carry + d->carry_len, p + k, n - k);
+	d->carry_len += n - k;
+	*used = n;
+	return 0;
 }
 
 /* Everything to the file: the whole blocks of the buffer being filled
@@ -372,12 +472,21 @@ static int direct_hand_off(hf_wb_direct *d, size_t len)
 static int direct_drain(hf_writebehind *wb)
 {
 	hf_wb_direct *d = wb->direct;
+	if (d->nofill) {
+		/* The carry is the rest. */
+		pthread_mutex_lock(&d->mu);
+		next_fill(d);
+		pthread_mutex_unlock(&d->mu);
+		memcpy(d->buf[d->fill], d->carry, d->carry_len);
+		d->fill_len = d->carry_len;
+		d->carry_len = 0;
+	}
 	size_t whole = d->fill_len / WB_ALIGN * WB_ALIGN, rest = d->fill_len - whole;
 	unsigned last = d->fill;
 	int e = 0;
 	if (whole) {
 		/* The rest moves to the next buffer, which hand-off waits for. */
-		e = direct_hand_off(d, whole);
+		e = direct_hand_off(d, whole, false);
 		if (rest)
 			memcpy(d->buf[d->fill], d->buf[last] + whole, rest);
 	}
@@ -417,6 +526,16 @@ static int direct_write_text(hf_writebehind *wb, const uint8_t *p, size_t n)
 		n -= k;
 	}
 	while (n) {
+		if (d->nofill) {
+			size_t k;
+			int e = direct_nofill(wb, p, n, &k);
+			if (e)
+				return e;
+			wb->pos += k;
+			p += k;
+			n -= k;
+			continue;
+		}
 		size_t k = WB_DIRECT_BUF - d->fill_len;
 		if (k > n)
 			k = n;
@@ -427,7 +546,7 @@ static int direct_write_text(hf_writebehind *wb, const uint8_t *p, size_t n)
 		n -= k;
 		if (d->fill_len < WB_DIRECT_BUF)
 			continue;
-		int e = direct_hand_off(d, WB_DIRECT_BUF);
+		int e = direct_hand_off(d, WB_DIRECT_BUF, true);
 		if (e)
 			return e;
 		if (__atomic_load_n(&d->buffered, __ATOMIC_RELAXED)) {
