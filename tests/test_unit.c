@@ -1647,9 +1647,13 @@ static int ndjson_nodes(FILE *fp, uint32_t n)
  * where the file system allows it, and through the page cache alone, also
  * when standard error is the same file ("prog > out 2>&1"); direct with
  * the page cache taking its share as if the disk were behind, in writes
- * that end at a block, the bytes past it carried to the next write.  The
- * writes are of many sizes, none a multiple of a block. */
-enum { WB_PAGE_CACHE, WB_DIRECT, WB_REFUSED, WB_ABANDONED, WB_SHARED_STDERR, WB_CACHED };
+ * that end at a block, the bytes past it carried to the next write; and
+ * the text handed over in a buffer of the caller's (hf_writebehind_write_buf)
+ * that is written without a copy once it is aligned, the caller keeping the
+ * bytes past its last block.  The writes are of many sizes, none a
+ * multiple of a block. */
+enum { WB_PAGE_CACHE, WB_DIRECT, WB_REFUSED, WB_ABANDONED, WB_SHARED_STDERR, WB_CACHED, WB_LENT,
+       WB_LENT_CACHED };
 
 static size_t wb_write_size(size_t k, size_t nb, size_t bs)
 {
@@ -1660,7 +1664,8 @@ static void writebehind_file(int mode)
 {
 	static const char *const hows[] = { "page cache", "direct", "direct, then refused",
 	                                     "direct, no finish", "standard error to the file",
-	                                     "direct, the page cache taking 12 MiB" };
+	                                     "direct, the page cache taking 12 MiB",
+	                                     "direct, the caller's buffers", "the caller's buffers, the page cache taking 12 MiB" };
 	const char *how = hows[mode];
 	int direct = mode != WB_PAGE_CACHE;
 	FILE *f = tmpfile();
@@ -1674,7 +1679,8 @@ static void writebehind_file(int mode)
 	hf_writebehind_test_start = 1;
 	hf_writebehind_test_direct = direct;
 	hf_writebehind_test_refuse = mode == WB_REFUSED ? 3 : 0;
-	hf_writebehind_test_cache = mode == WB_CACHED ? (uint64_t)12 << 20 : 0;
+	hf_writebehind_test_cache = mode == WB_CACHED || mode == WB_LENT_CACHED ? (uint64_t)12 << 20 : 0;
+	bool lend = mode == WB_LENT || mode == WB_LENT_CACHED;
 	int saved_stderr = -1;
 	if (mode == WB_SHARED_STDERR) {
 		fflush(stderr);
@@ -1688,13 +1694,25 @@ static void writebehind_file(int mode)
 	CHECK(wb.fd == fd && wb.pos == 4, "writebehind (%s): on, from offset 4", how);
 	int e = 0;
 	uint64_t total = 4;
+	hf_buf line;
+	hf_buf_init(&line);
 	for (size_t k = 0; k <= nb && !e; k++) {
 		size_t n = wb_write_size(k, nb, bs);
 		for (size_t i = 0; i < n; i++)
 			buf[i] = (uint8_t)(k * 31 + i * 7);
-		e = hf_writebehind_write(&wb, buf, n);
 		total += n;
+		if (!lend) {
+			e = hf_writebehind_write(&wb, buf, n);
+			continue;
+		}
+		if (line.len + n > hf_writebehind_batch(&wb, bs))
+			e = hf_writebehind_write_buf(&wb, &line);
+		if (!e && !hf_buf_append(&line, buf, n))
+			e = ENOMEM;
 	}
+	if (lend && !e && line.len)
+		e = hf_writebehind_write(&wb, line.data, line.len);
+	hf_buf_free(&line);
 	CHECK(!e, "writebehind (%s): writes: %s", how, strerror(e));
 	if (mode != WB_ABANDONED) {
 		e = hf_writebehind_finish(&wb);
@@ -1708,7 +1726,8 @@ static void writebehind_file(int mode)
 	hf_writebehind_test_direct = 1;
 	hf_writebehind_test_refuse = 0;
 	CHECK_EQ_U((uint64_t)lseek(fd, 0, SEEK_CUR), total, "writebehind: the descriptor at the end");
-	CHECK(mode == WB_REFUSED || mode == WB_CACHED || wb.written_behind >= (uint64_t)32 << 20,
+	CHECK(mode == WB_REFUSED || mode == WB_CACHED || mode == WB_LENT_CACHED ||
+	      wb.written_behind >= (uint64_t)32 << 20,
 	      "writebehind (%s): %llu bytes written behind", how, (unsigned long long)wb.written_behind);
 	/* Direct where this file system takes O_DIRECT. */
 	char path[64];
@@ -1728,7 +1747,14 @@ static void writebehind_file(int mode)
 		CHECK(wb.written_behind >= wb.written_direct + ((uint64_t)8 << 20),
 		      "writebehind: %llu bytes written behind, %llu of them direct",
 		      (unsigned long long)wb.written_behind, (unsigned long long)wb.written_direct);
-	} else if (mode == WB_CACHED && dfd >= 0) {
+	} else if (mode == WB_LENT && dfd >= 0) {
+		/* The first buffer copied (not aligned), the rest as they were. */
+		CHECK(wb.written_lent >= (uint64_t)28 << 20 && wb.written_lent <= wb.written_direct &&
+		      wb.written_direct >= (uint64_t)32 << 20,
+		      "writebehind (%s): %llu bytes direct, %llu of them without a copy", how,
+		      (unsigned long long)wb.written_direct, (unsigned long long)wb.written_lent);
+		CHECK_EQ_U(wb.written_cached, 0, "writebehind: nothing through the page cache past the start");
+	} else if ((mode == WB_CACHED || mode == WB_LENT_CACHED) && dfd >= 0) {
 		/* The first buffer direct, then the page cache's 12 MiB (less the
 		 * head's 4 bytes and what would pass them), then direct again. */
 		CHECK(wb.written_cached >= (uint64_t)8 << 20 && wb.written_cached <= ((uint64_t)12 << 20) - 4,
@@ -1737,6 +1763,10 @@ static void writebehind_file(int mode)
 		CHECK(wb.written_direct >= (uint64_t)24 << 20 &&
 		      wb.written_direct + wb.written_cached <= total,
 		      "writebehind (%s): %llu bytes written direct", how, (unsigned long long)wb.written_direct);
+		/* After the page cache's share, the carry moved in front of the
+		 * caller's buffer, then its buffers as they were. */
+		CHECK(mode == WB_CACHED ? wb.written_lent == 0 : wb.written_lent >= (uint64_t)8 << 20,
+		      "writebehind (%s): %llu bytes without a copy", how, (unsigned long long)wb.written_lent);
 	} else if (direct && dfd >= 0 && mode != WB_SHARED_STDERR) {
 		CHECK(wb.written_direct >= (uint64_t)32 << 20, "writebehind (%s): %llu bytes written direct",
 		      how, (unsigned long long)wb.written_direct);
@@ -2010,6 +2040,8 @@ static void test_writebehind(void)
 	writebehind_file(WB_ABANDONED);
 	writebehind_file(WB_SHARED_STDERR);
 	writebehind_file(WB_CACHED);
+	writebehind_file(WB_LENT);
+	writebehind_file(WB_LENT_CACHED);
 	writebehind_full(1);
 	writebehind_full(0);
 	hf_writebehind wb;

@@ -625,12 +625,22 @@ typedef struct hf_writebehind {
 	uint64_t written_behind; /* bytes handed to the disk early, for the tests */
 	uint64_t written_direct; /* of which bypassing the page cache, for the tests */
 	uint64_t written_cached; /* past start, through the page cache while the disk was behind */
+	uint64_t written_lent;   /* direct without a copy (hf_writebehind_write_buf), for the tests */
 	int error;               /* an errno of the disk's the waits saw, or 0 */
 	hf_wb_direct *direct;    /* past start: the writes bypass the page cache */
 	int direct_tried;
 } hf_writebehind;
 void hf_writebehind_init(hf_writebehind *wb, int fd);
 int hf_writebehind_write(hf_writebehind *wb, const void *p, size_t n);
+/* Writes b's bytes as hf_writebehind_write would (0 or an errno), but past
+ * the start of direct writes without copying them: b may then get other
+ * storage (aligned, hf_writebehind_batch(wb, 0) + 64 KiB large) in
+ * exchange, and keep up to a block's worth of its last bytes (b->len), to
+ * be written with the next call or by finish's caller before finish.  */
+int hf_writebehind_write_buf(hf_writebehind *wb, hf_buf *b);
+/* How full a caller's buffer should get before hf_writebehind_write_buf:
+ * `plain`, or larger once the writes are direct. */
+size_t hf_writebehind_batch(const hf_writebehind *wb, size_t plain);
 int hf_writebehind_finish(hf_writebehind *wb);
 void hf_writebehind_free(hf_writebehind *wb);
 /* For the tests: 0 keeps the writes in the page cache (sync_file_range

@@ -54,6 +54,7 @@ typedef struct nd_type {
  * the time. */
 typedef struct nd_out {
 	hf_buf line;         /* text not yet written */
+	size_t flush_at;     /* written out once it holds this much (hf_writebehind_batch) */
 	hf_value *vals;      /* values decoded from the queue */
 	size_t vals_cap;
 	hf_buf text;         /* a string's text decoded from the dump's encoding */
@@ -111,11 +112,13 @@ static hf_status write_error(ndjson *w, int e, hf_error *err)
 	                    w->path ? w->path : "output", strerror(e));
 }
 
-/* Writes out the text in line (by whichever thread owns it now). */
+/* Writes out the text in line (by whichever thread owns it now), but for
+ * the bytes past its last block when the writes are direct, which stay in
+ * line (hf_writebehind_write_buf). */
 static hf_status write_line(ndjson *w, nd_out *o, hf_error *err)
 {
-	int e = hf_writebehind_write(&w->wb, o->line.data, o->line.len);
-	o->line.len = 0;
+	int e = hf_writebehind_write_buf(&w->wb, &o->line);
+	o->flush_at = hf_writebehind_batch(&w->wb, FLUSH_AT);
 	return e ? write_error(w, e, err) : HF_OK;
 }
 
@@ -123,7 +126,7 @@ static hf_status end_line(ndjson *w, nd_out *o, hf_error *err)
 {
 	if (!hf_buf_append(&o->line, "}\n", 2))
 		return hf_error_set(err, HF_ERR_NOMEM, "out of memory");
-	if (o->line.len >= FLUSH_AT)
+	if (o->line.len >= o->flush_at)
 		return write_line(w, o, err);
 	return HF_OK;
 }
@@ -465,7 +468,7 @@ static hf_status fmt_edge(ndjson *w, nd_out *o, const hf_edge *e, hf_error *err)
 	p = put_u64(p, e->dump);
 	p = PUT(p, "}\n");
 	o->line.len = (size_t)(p - (char *)o->line.data);
-	if (o->line.len >= FLUSH_AT)
+	if (o->line.len >= o->flush_at)
 		return write_line(w, o, err);
 	return HF_OK;
 }
@@ -786,6 +789,12 @@ static hf_status nd_finish(hf_sink *s, hf_error *err)
 	hf_status st = hf_queue_drain(&w->queue, err);
 	if (!st)
 		st = write_line(w, w->out, err);
+	if (!st && w->out->line.len) {
+		int e = hf_writebehind_write(&w->wb, w->out->line.data, w->out->line.len);
+		w->out->line.len = 0;
+		if (e)
+			st = write_error(w, e, err);
+	}
 	if (!st) {
 		int e = hf_writebehind_finish(&w->wb);
 		if (e)
@@ -857,8 +866,10 @@ hf_status hf_ndjson_sink_new(hf_sink **out, FILE *fp, hf_error *err)
 	hf_writebehind_init(&w->wb, w->fd);
 	hf_queue_init(&w->queue, QUEUE_BLOCK, run_block, w);
 	w->out = aligned_alloc(64, ND_OUT_SIZE);
-	if (w->out)
+	if (w->out) {
 		memset(w->out, 0, ND_OUT_SIZE);
+		w->out->flush_at = FLUSH_AT;
+	}
 	if (!w->out || !hf_buf_reserve(&w->out->line, FLUSH_AT + 65536) ||
 	    !hf_buf_reserve(&w->queue.q, QUEUE_BLOCK)) {
 		if (w->out)

@@ -35,6 +35,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define WB_CHUNK ((uint64_t)8 << 20)
@@ -81,7 +82,7 @@ unsigned hf_writebehind_test_refuse;
  * hprof2ndjson of the Android-like 1 GB dump (3.07 GB out) spent 0.8 to
  * 5.5 s of system time there, almost all of it in the copy into the page
  * cache.  Direct, the disk reads the text from buffers this process keeps.
- * Alternated runs, medians of five (2026-11-30, 22:00 UTC): past the
+ * Alternated runs, medians of five (2026-11-30, 21:20 UTC): past the
  * background limit (2.2 GB there) 3.06 s, past 512 MiB 2.54 s, and with
  * the page cache taking what the disk cannot (below) 2.45 s; from the first
  * byte 2.67 s, bound by the disk (1.3 GB/s there).  An output below 512 MiB
@@ -95,6 +96,30 @@ unsigned hf_writebehind_test_refuse;
  * writes after it start at one; the bytes past it wait in `carry`.
  */
 #define WB_DIRECT_FROM ((uint64_t)512 << 20)
+/* The disk is behind when a buffer is not free this long after the one
+ * before it was handed off: a 4 MiB buffer takes 3 ms at 1.3 GB/s (the
+ * benchmark machine's disk), 27 ms at 150 MB/s.  Taking the page cache at
+ * once when the buffer was not yet free sent more there once the text went
+ * without a copy, and cost more than the wait on that machine: the
+ * Android-like copy 2.29 -> 3.52 s (medians of six alternated runs), system
+ * time 0.69 -> 1.61 s. */
+#define WB_DISK_WAIT_MS 10
+
+/*
+ * Direct, a writer's buffer of text goes to the disk without a copy
+ * (hf_writebehind_write_buf): its whole blocks are written from where the
+ * writer put them, and it gets a free direct buffer in exchange, with the
+ * bytes past the last block at its start.  Copying the text into the
+ * direct buffers was the user time the direct writes added.  Alternated
+ * runs (2026-11-30, 21:50 UTC), the copy against none: the 5 GB dump's
+ * 15 GB 13.52 -> 12.90 s (medians of three; user time 17.5 -> 16.5 CPU-s),
+ * the Android-like 1 GB copy 2.54 -> 2.37 s (of six; the same output
+ * byte for byte).  The writer fills a buffer up to WB_BATCH_SLACK short of
+ * a direct buffer's size (hf_writebehind_batch), so that its last line
+ * seldom makes it grow (a buffer that grew is no longer aligned, and is
+ * copied once).
+ */
+#define WB_BATCH_SLACK ((size_t)64 << 10)
 
 struct hf_wb_direct {
 	int dfd;                         /* O_DIRECT */
@@ -401,9 +426,29 @@ static void next_fill(hf_wb_direct *d)
 	d->nofill = 0;
 }
 
+/* Whether the next buffer is free within WB_DISK_WAIT_MS (under mu). */
+static bool next_free_soon(hf_wb_direct *d)
+{
+	unsigned next = (d->fill + 1) % HF_WB_DIRECT_BUFS;
+	if (d->state[next] == WB_FREE)
+		return true;
+	struct timespec t;
+	clock_gettime(CLOCK_REALTIME, &t);
+	t.tv_nsec += WB_DISK_WAIT_MS * 1000000L;
+	if (t.tv_nsec >= 1000000000L) {
+		t.tv_sec++;
+		t.tv_nsec -= 1000000000L;
+	}
+	while (d->state[next] != WB_FREE)
+		if (pthread_cond_timedwait(&d->freed, &d->mu, &t) == ETIMEDOUT)
+			return d->state[next] == WB_FREE;
+	return true;
+}
+
 /* The filled buffer goes to the threads (len bytes of it); the next one is
- * waited for, or with may_defer, while the page cache may take a buffer's
- * worth, left for later (nofill).  0 or the threads' first error. */
+ * waited for, or with may_defer, if it is not free within WB_DISK_WAIT_MS
+ * while the page cache may take a buffer's worth, left for later (nofill).
+ * 0 or the threads' first error. */
 static int direct_hand_off(hf_wb_direct *d, size_t len, bool may_defer)
 {
 	pthread_mutex_lock(&d->mu);
@@ -414,8 +459,7 @@ static int direct_hand_off(hf_wb_direct *d, size_t len, bool may_defer)
 	pthread_cond_signal(&d->work);
 	d->fill_off += len;
 	d->fill_len = 0;
-	if (may_defer && d->cache_left >= WB_DIRECT_BUF &&
-	    (d->state[(i + 1) % HF_WB_DIRECT_BUFS] != WB_FREE || d->disk_behind))
+	if (may_defer && d->cache_left >= WB_DIRECT_BUF && (d->disk_behind || !next_free_soon(d)))
 		d->nofill = 1;
 	else
 		next_fill(d);
@@ -560,12 +604,76 @@ static int direct_write_text(hf_writebehind *wb, const uint8_t *p, size_t n)
 	}
 	return 0;
 }
+
+/* A buffer the disk can read from: aligned, and as large as a direct one. */
+static bool lendable(const hf_buf *b)
+{
+	return b->data && (uintptr_t)b->data % WB_ALIGN == 0 && b->cap >= WB_DIRECT_BUF;
+}
+
+/* hf_writebehind_write_buf past the start of direct writes. */
+static int direct_write_buf(hf_writebehind *wb, hf_buf *b)
+{
+	hf_wb_direct *d = wb->direct;
+	if (!d->lead && !d->nofill && d->fill_len && lendable(b)) {
+		/* Bytes copied into the buffer being filled before: its whole
+		 * blocks go as they are, the rest moves in front of b's. */
+		size_t whole = d->fill_len / WB_ALIGN * WB_ALIGN, r = d->fill_len - whole;
+		if (b->len + r <= b->cap) {
+			memmove(b->data + r, b->data, b->len);
+			memcpy(b->data, d->buf[d->fill] + whole, r);
+			b->len += r;
+			wb->pos -= r;
+			d->fill_len = 0;
+			int e = whole ? direct_hand_off(d, whole, true) : 0;
+			if (e)
+				return e;
+		}
+	}
+	if (d->lead || d->nofill || d->fill_len || !lendable(b) || b->len < WB_ALIGN ||
+	    __atomic_load_n(&d->buffered, __ATOMIC_RELAXED)) {
+		int e = direct_write_text(wb, b->data, b->len);
+		b->len = 0;
+		if (!e && wb->direct && !lendable(b)) {
+			/* An aligned one for the next time. */
+			void *n = NULL;
+			if (posix_memalign(&n, WB_ALIGN, WB_DIRECT_BUF) == 0) {
+				free(b->data);
+				b->data = n;
+				b->cap = WB_DIRECT_BUF;
+			}
+		}
+		return e;
+	}
+	/* b's whole blocks to the disk as they are: its storage becomes the
+	 * buffer being filled, handed off at once, and the buffer that was
+	 * (free, aligned) becomes b's, with the bytes past the last block. */
+	size_t whole = b->len / WB_ALIGN * WB_ALIGN, rest = b->len - whole;
+	unsigned i = d->fill;
+	uint8_t *text = b->data;
+	b->data = d->buf[i];
+	b->cap = WB_DIRECT_BUF;
+	d->buf[i] = text;
+	int e = direct_hand_off(d, whole, true);
+	/* The writing threads read [0, whole) of it meanwhile. */
+	memcpy(b->data, text + whole, rest);
+	b->len = rest;
+	wb->pos += whole;
+	wb->written_lent += whole;
+	if (!e && __atomic_load_n(&d->buffered, __ATOMIC_RELAXED)) {
+		e = direct_drain(wb);
+		direct_free(wb);
+		wb->flushed = wb->pos;
+	}
+	return e;
+}
 #else
 static bool direct_start(hf_writebehind *wb) { (void)wb; return false; }
 static void direct_free(hf_writebehind *wb) { (void)wb; }
 static int direct_write_text(hf_writebehind *wb, const uint8_t *p, size_t n)
 { (void)wb; (void)p; (void)n; return ENOSYS; }
 static int direct_drain(hf_writebehind *wb) { (void)wb; return 0; }
+static int direct_write_buf(hf_writebehind *wb, hf_buf *b) { (void)wb; (void)b; return ENOSYS; }
 #endif
 
 int hf_writebehind_write(hf_writebehind *wb, const void *p, size_t n)
@@ -576,6 +684,20 @@ int hf_writebehind_write(hf_writebehind *wb, const void *p, size_t n)
 	if (!e)
 		wrote(wb, n);
 	return e;
+}
+
+int hf_writebehind_write_buf(hf_writebehind *wb, hf_buf *b)
+{
+	if (wb->direct)
+		return direct_write_buf(wb, b);
+	int e = hf_writebehind_write(wb, b->data, b->len);
+	b->len = 0;
+	return e;
+}
+
+size_t hf_writebehind_batch(const hf_writebehind *wb, size_t plain)
+{
+	return wb->direct ? WB_DIRECT_BUF - WB_BATCH_SLACK : plain;
 }
 
 int hf_writebehind_finish(hf_writebehind *wb)
