@@ -1857,8 +1857,9 @@ static void dropbehind_file(void)
 }
 
 /* A write the disk refuses (here a file size limit: EFBIG) is reported by
- * a write or by finish, whichever thread met it. */
-static void writebehind_full(int direct)
+ * a write or by finish, whichever thread met it; also when the text is
+ * handed over in the caller's buffers (lend). */
+static void writebehind_full(int direct, int lend)
 {
 	FILE *f = tmpfile();
 	CHECK(f != NULL, "writebehind: tmpfile");
@@ -1876,16 +1877,31 @@ static void writebehind_full(int direct)
 		static uint8_t buf[(size_t)1 << 20];
 		memset(buf, 'x', sizeof buf);
 		int e = 0;
-		for (int k = 0; k < 24 && !e; k++)
-			e = hf_writebehind_write(&wb, buf, sizeof buf - (k == 23));
+		hf_buf line;
+		hf_buf_init(&line);
+		for (int k = 0; k < 24 && !e; k++) {
+			size_t n = sizeof buf - (k == 23);
+			if (!lend) {
+				e = hf_writebehind_write(&wb, buf, n);
+				continue;
+			}
+			if (line.len + n > hf_writebehind_batch(&wb, n))
+				e = hf_writebehind_write_buf(&wb, &line);
+			if (!e && !hf_buf_append(&line, buf, n))
+				e = ENOMEM;
+		}
+		if (!e && line.len)
+			e = hf_writebehind_write(&wb, line.data, line.len);
+		hf_buf_free(&line);
 		if (!e)
 			e = hf_writebehind_finish(&wb);
 		hf_writebehind_free(&wb);
 		hf_writebehind_test_start = 0;
 		hf_writebehind_test_direct = 1;
 		setrlimit(RLIMIT_FSIZE, &old_fsize);
-		CHECK(e == EFBIG, "writebehind (%s): 24 MiB under a 12 MiB file size limit: %s",
-		      direct ? "direct" : "page cache", e ? strerror(e) : "no error");
+		CHECK(e == EFBIG, "writebehind (%s%s): 24 MiB under a 12 MiB file size limit: %s",
+		      direct ? "direct" : "page cache", lend ? ", the caller's buffers" : "",
+		      e ? strerror(e) : "no error");
 	}
 	signal(SIGXFSZ, old_xfsz);
 	fclose(f);
@@ -2042,8 +2058,9 @@ static void test_writebehind(void)
 	writebehind_file(WB_CACHED);
 	writebehind_file(WB_LENT);
 	writebehind_file(WB_LENT_CACHED);
-	writebehind_full(1);
-	writebehind_full(0);
+	writebehind_full(1, 0);
+	writebehind_full(0, 0);
+	writebehind_full(1, 1);
 	hf_writebehind wb;
 	int p[2];
 	if (pipe(p) == 0) {
