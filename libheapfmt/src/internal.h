@@ -633,10 +633,11 @@ typedef struct hf_writebehind {
 void hf_writebehind_init(hf_writebehind *wb, int fd);
 int hf_writebehind_write(hf_writebehind *wb, const void *p, size_t n);
 /* Writes b's bytes as hf_writebehind_write would (0 or an errno), but past
- * the start of direct writes without copying them: b may then get other
- * storage (aligned, hf_writebehind_batch(wb, 0) + 64 KiB large) in
- * exchange, and keep up to a block's worth of its last bytes (b->len), to
- * be written with the next call or by finish's caller before finish.  */
+ * the start of direct writes without copying them: b's storage then goes
+ * to the disk and b gets a free direct buffer (aligned, 4 MiB) in
+ * exchange, keeping the bytes past the last 4 KiB block (b->len), which
+ * the next call writes, or the caller with hf_writebehind_write before
+ * hf_writebehind_finish. */
 int hf_writebehind_write_buf(hf_writebehind *wb, hf_buf *b);
 /* How full a caller's buffer should get before hf_writebehind_write_buf:
  * `plain`, or larger once the writes are direct. */

@@ -790,6 +790,7 @@ static hf_status nd_finish(hf_sink *s, hf_error *err)
 	if (!st)
 		st = write_line(w, w->out, err);
 	if (!st && w->out->line.len) {
+		/* What write_line kept, short of a block. */
 		int e = hf_writebehind_write(&w->wb, w->out->line.data, w->out->line.len);
 		w->out->line.len = 0;
 		if (e)
