@@ -1653,7 +1653,7 @@ static int ndjson_nodes(FILE *fp, uint32_t n)
  * bytes past its last block.  The writes are of many sizes, none a
  * multiple of a block. */
 enum { WB_PAGE_CACHE, WB_DIRECT, WB_REFUSED, WB_ABANDONED, WB_SHARED_STDERR, WB_CACHED, WB_LENT,
-       WB_LENT_CACHED };
+       WB_LENT_CACHED, WB_LENT_REFUSED };
 
 static size_t wb_write_size(size_t k, size_t nb, size_t bs)
 {
@@ -1665,7 +1665,8 @@ static void writebehind_file(int mode)
 	static const char *const hows[] = { "page cache", "direct", "direct, then refused",
 	                                     "direct, no finish", "standard error to the file",
 	                                     "direct, the page cache taking 12 MiB",
-	                                     "direct, the caller's buffers", "the caller's buffers, the page cache taking 12 MiB" };
+	                                     "direct, the caller's buffers", "the caller's buffers, the page cache taking 12 MiB",
+	                                     "the caller's buffers, direct, then refused" };
 	const char *how = hows[mode];
 	int direct = mode != WB_PAGE_CACHE;
 	FILE *f = tmpfile();
@@ -1678,9 +1679,9 @@ static void writebehind_file(int mode)
 	CHECK(write(fd, "head", 4) == 4, "writebehind: a head before");
 	hf_writebehind_test_start = 1;
 	hf_writebehind_test_direct = direct;
-	hf_writebehind_test_refuse = mode == WB_REFUSED ? 3 : 0;
+	hf_writebehind_test_refuse = mode == WB_REFUSED || mode == WB_LENT_REFUSED ? 3 : 0;
 	hf_writebehind_test_cache = mode == WB_CACHED || mode == WB_LENT_CACHED ? (uint64_t)12 << 20 : 0;
-	bool lend = mode == WB_LENT || mode == WB_LENT_CACHED;
+	bool lend = mode == WB_LENT || mode == WB_LENT_CACHED || mode == WB_LENT_REFUSED;
 	int saved_stderr = -1;
 	if (mode == WB_SHARED_STDERR) {
 		fflush(stderr);
@@ -1726,7 +1727,7 @@ static void writebehind_file(int mode)
 	hf_writebehind_test_direct = 1;
 	hf_writebehind_test_refuse = 0;
 	CHECK_EQ_U((uint64_t)lseek(fd, 0, SEEK_CUR), total, "writebehind: the descriptor at the end");
-	CHECK(mode == WB_REFUSED || mode == WB_CACHED || mode == WB_LENT_CACHED ||
+	CHECK(mode == WB_REFUSED || mode == WB_LENT_REFUSED || mode == WB_CACHED || mode == WB_LENT_CACHED ||
 	      wb.written_behind >= (uint64_t)32 << 20,
 	      "writebehind (%s): %llu bytes written behind", how, (unsigned long long)wb.written_behind);
 	/* Direct where this file system takes O_DIRECT. */
@@ -1739,7 +1740,7 @@ static void writebehind_file(int mode)
 #endif
 	if (dfd >= 0)
 		close(dfd);
-	if (mode == WB_REFUSED && dfd >= 0) {
+	if ((mode == WB_REFUSED || mode == WB_LENT_REFUSED) && dfd >= 0) {
 		/* Three buffers direct, then written behind again. */
 		CHECK(wb.written_direct >= (uint64_t)8 << 20 && wb.written_direct <= (uint64_t)16 << 20,
 		      "writebehind: %llu bytes written direct before the refusal",
@@ -2058,6 +2059,7 @@ static void test_writebehind(void)
 	writebehind_file(WB_CACHED);
 	writebehind_file(WB_LENT);
 	writebehind_file(WB_LENT_CACHED);
+	writebehind_file(WB_LENT_REFUSED);
 	writebehind_full(1, 0);
 	writebehind_full(0, 0);
 	writebehind_full(1, 1);

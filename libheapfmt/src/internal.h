@@ -648,7 +648,8 @@ void hf_writebehind_free(hf_writebehind *wb);
  * alone, as where O_DIRECT cannot be had). */
 extern int hf_writebehind_test_direct;
 /* For the tests: past this many direct writes, act as if the file system
- * refused O_DIRECT (EINVAL); 0: never. */
+ * refused O_DIRECT (EINVAL); 0: never.  When set, each direct write is
+ * waited for as it is handed off, so that the refusal is seen at once. */
 extern unsigned hf_writebehind_test_refuse;
 /* For the tests: where the outputs begin to be written behind, in bytes
  * from where they start (0: 512 MiB, or the kernel's background limit if

@@ -142,6 +142,7 @@ struct hf_wb_direct {
 	unsigned direct_writes;          /* under mu: for hf_writebehind_test_refuse */
 	int nofill;                      /* no buffer being filled: the disk is behind */
 	int disk_behind;                 /* tests: as if it always were */
+	int sync;                        /* tests (refuse): each hand-off waits for its write */
 	uint64_t cache_left;             /* bytes the page cache may still take */
 	uint8_t carry[WB_ALIGN];         /* past the last block written through it */
 	size_t carry_len;
@@ -402,6 +403,7 @@ static bool direct_start(hf_writebehind *wb)
 	d->fill_off = (wb->pos + WB_ALIGN - 1) / WB_ALIGN * WB_ALIGN;
 	d->lead = (size_t)(d->fill_off - wb->pos);
 	d->disk_behind = wb->disk_behind;
+	d->sync = hf_writebehind_test_refuse != 0;
 	d->cache_left = wb->cached_to > wb->pos ? wb->cached_to - wb->pos : 0;
 	for (unsigned t = 0; ok && t < HF_WB_DIRECT_THREADS; t++) {
 		ok = pthread_create(&d->thread[t], NULL, direct_main, wb) == 0;
@@ -457,6 +459,8 @@ static int direct_hand_off(hf_wb_direct *d, size_t len, bool may_defer)
 	d->off[i] = d->fill_off;
 	d->state[i] = WB_QUEUED;
 	pthread_cond_signal(&d->work);
+	while (d->sync && d->state[i] != WB_FREE)
+		pthread_cond_wait(&d->freed, &d->mu);
 	d->fill_off += len;
 	d->fill_len = 0;
 	if (may_defer && d->cache_left >= WB_DIRECT_BUF && (d->disk_behind || !next_free_soon(d)))
