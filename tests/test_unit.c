@@ -1660,6 +1660,26 @@ static size_t wb_write_size(size_t k, size_t nb, size_t bs)
 	return k < nb ? bs - (k % 5) * 1237 : 1000;
 }
 
+/* One of a test's writes: plain, or (lend) into the caller's buffer line,
+ * handed over with hf_writebehind_write_buf when the write would pass the
+ * batch (hf_writebehind_batch, `plain` before direct writes begin). */
+static int wb_put(hf_writebehind *wb, hf_buf *line, bool lend, const uint8_t *p, size_t n, size_t plain)
+{
+	if (!lend)
+		return hf_writebehind_write(wb, p, n);
+	int e = line->len + n > hf_writebehind_batch(wb, plain) ? hf_writebehind_write_buf(wb, line) : 0;
+	return e ? e : hf_buf_append(line, p, n) ? 0 : ENOMEM;
+}
+
+/* After the last wb_put (e: its result): what line kept, written. */
+static int wb_put_end(hf_writebehind *wb, hf_buf *line, int e)
+{
+	if (!e && line->len)
+		e = hf_writebehind_write(wb, line->data, line->len);
+	hf_buf_free(line);
+	return e;
+}
+
 static void writebehind_file(int mode)
 {
 	static const char *const hows[] = { "page cache", "direct", "direct, then refused",
@@ -1702,18 +1722,9 @@ static void writebehind_file(int mode)
 		for (size_t i = 0; i < n; i++)
 			buf[i] = (uint8_t)(k * 31 + i * 7);
 		total += n;
-		if (!lend) {
-			e = hf_writebehind_write(&wb, buf, n);
-			continue;
-		}
-		if (line.len + n > hf_writebehind_batch(&wb, bs))
-			e = hf_writebehind_write_buf(&wb, &line);
-		if (!e && !hf_buf_append(&line, buf, n))
-			e = ENOMEM;
+		e = wb_put(&wb, &line, lend, buf, n, bs);
 	}
-	if (lend && !e && line.len)
-		e = hf_writebehind_write(&wb, line.data, line.len);
-	hf_buf_free(&line);
+	e = wb_put_end(&wb, &line, e);
 	CHECK(!e, "writebehind (%s): writes: %s", how, strerror(e));
 	if (mode != WB_ABANDONED) {
 		e = hf_writebehind_finish(&wb);
@@ -1880,20 +1891,9 @@ static void writebehind_full(int direct, int lend)
 		int e = 0;
 		hf_buf line;
 		hf_buf_init(&line);
-		for (int k = 0; k < 24 && !e; k++) {
-			size_t n = sizeof buf - (k == 23);
-			if (!lend) {
-				e = hf_writebehind_write(&wb, buf, n);
-				continue;
-			}
-			if (line.len + n > hf_writebehind_batch(&wb, n))
-				e = hf_writebehind_write_buf(&wb, &line);
-			if (!e && !hf_buf_append(&line, buf, n))
-				e = ENOMEM;
-		}
-		if (!e && line.len)
-			e = hf_writebehind_write(&wb, line.data, line.len);
-		hf_buf_free(&line);
+		for (int k = 0; k < 24 && !e; k++)
+			e = wb_put(&wb, &line, lend, buf, sizeof buf - (k == 23), sizeof buf);
+		e = wb_put_end(&wb, &line, e);
 		if (!e)
 			e = hf_writebehind_finish(&wb);
 		hf_writebehind_free(&wb);

@@ -472,6 +472,16 @@ static int direct_hand_off(hf_wb_direct *d, size_t len, bool may_defer)
 	return e;
 }
 
+/* Out of nofill (under mu): the next buffer, once free, is filled, the
+ * carry at its start. */
+static void fill_from_carry(hf_wb_direct *d)
+{
+	next_fill(d);
+	memcpy(d->buf[d->fill], d->carry, d->carry_len);
+	d->fill_len = d->carry_len;
+	d->carry_len = 0;
+}
+
 /* With no buffer being filled (nofill): a free one if there is one, else
  * p[0, n) through the page cache up to a block's end, the rest carried (or,
  * when the page cache has taken its share, the next buffer waited for).
@@ -483,13 +493,8 @@ static int direct_nofill(hf_writebehind *wb, const uint8_t *p, size_t n, size_t 
 	pthread_mutex_lock(&d->mu);
 	bool cache = d->cache_left >= n + d->carry_len &&
 	             (d->state[(d->fill + 1) % HF_WB_DIRECT_BUFS] != WB_FREE || d->disk_behind);
-	if (!cache) {
-		/* The carry starts the buffer. */
-		next_fill(d);
-		memcpy(d->buf[d->fill], d->carry, d->carry_len);
-		d->fill_len = d->carry_len;
-		d->carry_len = 0;
-	}
+	if (!cache)
+		fill_from_carry(d);
 	pthread_mutex_unlock(&d->mu);
 	if (!cache)
 		return 0;
@@ -523,11 +528,8 @@ static int direct_drain(hf_writebehind *wb)
 	if (d->nofill) {
 		/* The carry is the rest. */
 		pthread_mutex_lock(&d->mu);
-		next_fill(d);
+		fill_from_carry(d);
 		pthread_mutex_unlock(&d->mu);
-		memcpy(d->buf[d->fill], d->carry, d->carry_len);
-		d->fill_len = d->carry_len;
-		d->carry_len = 0;
 	}
 	size_t whole = d->fill_len / WB_ALIGN * WB_ALIGN, rest = d->fill_len - whole;
 	unsigned last = d->fill;
@@ -557,6 +559,16 @@ static int direct_drain(hf_writebehind *wb)
 	d->fill_len = 0;
 	if (lseek(wb->out, (off_t)wb->pos, SEEK_SET) < 0 && !e)
 		e = errno;
+	return e;
+}
+
+/* The file system refused O_DIRECT (EINVAL): everything through the page
+ * cache from here, written behind as without it. */
+static int direct_give_up(hf_writebehind *wb)
+{
+	int e = direct_drain(wb);
+	direct_free(wb);
+	wb->flushed = wb->pos;
 	return e;
 }
 
@@ -598,11 +610,7 @@ static int direct_write_text(hf_writebehind *wb, const uint8_t *p, size_t n)
 		if (e)
 			return e;
 		if (__atomic_load_n(&d->buffered, __ATOMIC_RELAXED)) {
-			/* Refused (EINVAL): everything through the page cache from
-			 * here, written behind as without O_DIRECT. */
-			e = direct_drain(wb);
-			direct_free(wb);
-			wb->flushed = wb->pos;
+			e = direct_give_up(wb);
 			return e ? e : hf_writebehind_write(wb, p, n);
 		}
 	}
@@ -664,11 +672,8 @@ static int direct_write_buf(hf_writebehind *wb, hf_buf *b)
 	b->len = rest;
 	wb->pos += whole;
 	wb->written_lent += whole;
-	if (!e && __atomic_load_n(&d->buffered, __ATOMIC_RELAXED)) {
-		e = direct_drain(wb);
-		direct_free(wb);
-		wb->flushed = wb->pos;
-	}
+	if (!e && __atomic_load_n(&d->buffered, __ATOMIC_RELAXED))
+		e = direct_give_up(wb);
 	return e;
 }
 #else
