@@ -353,6 +353,14 @@ check "marked incomplete" test "$(sql1 "$t/noend.db" "SELECT value FROM metadata
 check "with every object of the whole dump" test "$(sql1 "$t/noend.db" 'SELECT count(*) FROM node')" = \
 	"$(sql1 "$t/s.db" 'SELECT count(*) FROM node')"
 check "(12,735 of them: the sample's)" test "$(sql1 "$t/s.db" 'SELECT count(*) FROM node')" = 12735
+# A last segment whose length its writer never patched (0), read to the end
+# of the file: a dump not finished, as damaged as one cut at a record's end.
+if [ -x "$gen" ] && "$gen" length-zero-roots "$t/len0.hprof"; then
+	check "a last segment of length 0 read to the end fails with exit 1" expect_rc 1 "$tools/hprof2ndjson" "$t/len0.hprof" "$t/len0.ndjson"
+	check "saying its length was never written, where, and that --salvage converts it" grep -q "len0.hprof: offset $(wc -c <"$t/len0.hprof") (end of file): the file ends inside a HEAP DUMP SEGMENT whose length was never written (0): the dump was not finished; --salvage converts what comes before\$" "$t/err"
+	check "--salvage converts all of it, exit 5" expect_rc 5 "$tools/hprof2heapdb" --salvage "$t/len0.hprof" "$t/len0.db"
+	check "marked incomplete, its three roots kept" test "$(sql1 "$t/len0.db" "SELECT value FROM metadata WHERE key = 'heapfmt.complete'"),$(sql1 "$t/len0.db" 'SELECT count(*) FROM hprof_gc_root')" = false,3
+fi
 printf 'not a heap dump, but text long enough to be read as one\n' >"$t/junk.in"
 check "a file that is not a dump gets no such hint" expect_rc 1 "$tools/hprof2ndjson" "$t/junk.in" "$t/junk.ndjson"
 check "(it is not a dump)" sh -c "grep -q 'not an HPROF file' '$t/err' && ! grep -q salvage '$t/err'"

@@ -4644,6 +4644,7 @@ static hf_status read_records(reader *r)
 		uint64_t len = hf_be32(p + 5);
 		r->timed |= hf_be32(p + 1) != 0;
 		hf_input_consume(r->in, 9);
+		r->last_to_eof = 0; /* a record follows: the last one did not run to the end */
 		if (!r->rescan)
 			r->stats->records++;
 		if ((tag == TAG_HEAP_DUMP_SEGMENT || tag == TAG_HEAP_DUMP_END) && !r->warned_segments_101 &&
@@ -4715,6 +4716,21 @@ static hf_status read_records(reader *r)
 			return st;
 		hf_input_consume(r->in, (size_t)len);
 	}
+	/* A last heap-dump record whose length was never written (0, read to
+	 * the end of the input: heap_length), one HEAP DUMP or a segment, is
+	 * a dump its writer did not finish: the writer patches the length when
+	 * the record ends (spec: hprof.md §7), so the file is as damaged as
+	 * one cut at a record's end (below), and with salvage all it holds
+	 * is kept likewise. */
+	if (r->last_to_eof && !r->rescan) {
+		uint64_t at = hf_input_offset(r->in);
+		st = hf_error_at(r->err, HF_ERR_TRUNCATED, at, "end of file",
+		                 "the file ends inside a %s whose length was never written (0): the dump was"
+		                 " not finished", r->dump_segmented ? "HEAP DUMP SEGMENT" : "HEAP DUMP");
+		if (!r->opt->salvage)
+			return st;
+		keep_damage(r);
+	}
 	if (r->dump_open) {
 		/* Every writer (HotSpot, ART, the hprof agent) ends its segments
 		 * with HEAP DUMP END: a file that ends without it was cut at a
@@ -4722,13 +4738,7 @@ static hf_status read_records(reader *r)
 		 * its heap is partial, which a conversion must not pass off as
 		 * whole (spec: hprof.md §10).  With salvage, what it holds is
 		 * kept as after other damage, but the whole file was read: the
-		 * Strings waiting for arrays are looked for as in a sound run.
-		 * A last segment whose length was never written (0, read to the
-		 * end of the input) leaves no room for the END: that writer's way
-		 * is told by a warning, as before. */
-		if (r->dump_segmented && r->last_to_eof && (st = warn(r, hf_input_offset(r->in),
-		                                                      "the file ends without HEAP DUMP END")))
-			return st;
+		 * Strings waiting for arrays are looked for as in a sound run. */
 		if (r->dump_segmented && !r->last_to_eof && !r->rescan) {
 			uint64_t at = hf_input_offset(r->in);
 			st = hf_error_at(r->err, HF_ERR_TRUNCATED, at, "end of file",
