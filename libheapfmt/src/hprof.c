@@ -4624,6 +4624,17 @@ static void keep_damage(reader *r)
 	memset(r->err, 0, sizeof *r->err);
 }
 
+/* The input ends where the dump is not whole (what): an error at its end,
+ * or with salvage the damage kept, the run going on. */
+static hf_status damage_at_end(reader *r, const char *what)
+{
+	hf_status st = hf_error_at(r->err, HF_ERR_TRUNCATED, hf_input_offset(r->in), "end of file", "%s", what);
+	if (!r->opt->salvage)
+		return st;
+	keep_damage(r);
+	return HF_OK;
+}
+
 static hf_status read_records(reader *r)
 {
 	hf_status st;
@@ -4722,15 +4733,13 @@ static hf_status read_records(reader *r)
 	 * the record ends (spec: hprof.md §7), so the file is as damaged as
 	 * one cut at a record's end (below), and with salvage all it holds
 	 * is kept likewise. */
-	if (r->last_to_eof && !r->rescan) {
-		uint64_t at = hf_input_offset(r->in);
-		st = hf_error_at(r->err, HF_ERR_TRUNCATED, at, "end of file",
-		                 "the file ends inside a %s whose length was never written (0): the dump was"
-		                 " not finished", r->dump_segmented ? "HEAP DUMP SEGMENT" : "HEAP DUMP");
-		if (!r->opt->salvage)
-			return st;
-		keep_damage(r);
-	}
+	if (r->last_to_eof && !r->rescan &&
+	    (st = damage_at_end(r, r->dump_segmented
+	                           ? "the file ends inside a HEAP DUMP SEGMENT whose length was never written (0):"
+	                             " the dump was not finished"
+	                           : "the file ends inside a HEAP DUMP whose length was never written (0):"
+	                             " the dump was not finished")))
+		return st;
 	if (r->dump_open) {
 		/* Every writer (HotSpot, ART, the hprof agent) ends its segments
 		 * with HEAP DUMP END: a file that ends without it was cut at a
@@ -4739,15 +4748,11 @@ static hf_status read_records(reader *r)
 		 * whole (spec: hprof.md §10).  With salvage, what it holds is
 		 * kept as after other damage, but the whole file was read: the
 		 * Strings waiting for arrays are looked for as in a sound run. */
-		if (r->dump_segmented && !r->last_to_eof && !r->rescan) {
-			uint64_t at = hf_input_offset(r->in);
-			st = hf_error_at(r->err, HF_ERR_TRUNCATED, at, "end of file",
-			          "the file ends without the HEAP DUMP END that closes its HEAP DUMP SEGMENTs:"
-			          " it is cut short (the dump was not finished, or the copy was cut)");
-			if (!r->opt->salvage)
-				return st;
-			keep_damage(r);
-		}
+		if (r->dump_segmented && !r->last_to_eof && !r->rescan &&
+		    (st = damage_at_end(r, "the file ends without the HEAP DUMP END that closes its HEAP DUMP"
+		                           " SEGMENTs: it is cut short (the dump was not finished, or the copy"
+		                           " was cut)")))
+			return st;
 		if ((st = dump_close(r)))
 			return st;
 	}
