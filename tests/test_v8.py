@@ -313,33 +313,95 @@ def graph(snap):
     return ids, edges
 
 
+def graphs_back(tools, snap, tmp, name):
+    """there_and_back, and graph() of snap and of the snapshot back: (db,
+    back, graph of snap, graph back), or None."""
+    res = there_and_back(tools, snap, tmp, name)
+    if not res:
+        return None
+    db, back = res
+    return db, back, graph(snap), graph(json.load(open(back)))
+
+
+def small_snapshot(src):
+    """testdata/v8/small.heapsnapshot parsed, its node fields and the index
+    of "id" among them."""
+    with open(os.path.join(src, "testdata", "v8", "small.heapsnapshot")) as f:
+        snap = json.load(f)
+    nf = snap["snapshot"]["meta"]["node_fields"]
+    return snap, nf, nf.index("id")
+
+
 def big_ids(tools, src, tmp):
     """Ids from 2^63 on (negative in the database) come back after the
     others, in unsigned order: the root stays the first node (it came first
     until 2026-11-29, when the writer sorted the database's signed values)."""
-    with open(os.path.join(src, "testdata", "v8", "small.heapsnapshot")) as f:
-        snap = json.load(f)
-    nf = snap["snapshot"]["meta"]["node_fields"]
-    idf = nf.index("id")
+    snap, nf, idf = small_snapshot(src)
     ids = [snap["nodes"][i + idf] for i in range(0, len(snap["nodes"]), len(nf))]
     # The last node and one in the middle take ids past 2^63.
     snap["nodes"][(len(ids) - 1) * len(nf) + idf] = 2**64 - 3
     snap["nodes"][(len(ids) // 2) * len(nf) + idf] = 2**63 + 5
-    res = there_and_back(tools, snap, tmp, "big-ids")
+    res = graphs_back(tools, snap, tmp, "big-ids")
     if not res:
         return
-    _, back = res
-    gi, ge = graph(snap)
-    bi, be = graph(json.load(open(back)))
+    _, _, (gi, ge), (bi, be) = res
     check(bi[0] == gi[0], "big ids: the root first (%s, not %s)" % (gi[0], bi[0]))
     check(bi == sorted(gi), "big ids: nodes in unsigned id order: %s" % bi)
     check(sorted(be) == sorted(ge), "big ids: the same edges between the same ids")
+
+
+def named_edges(snap):
+    """graph()'s edges with the names of named edges as text (an export
+    numbers its strings in the order it uses them)."""
+    meta = snap["snapshot"]["meta"]
+    types = meta["edge_types"][0]
+    _, edges = graph(snap)
+    return [(a, t, n if types[t] in ("element", "hidden") else snap["strings"][n], b) for a, t, n, b in edges]
+
+
+def root_first(tools, src, tmp):
+    """A snapshot whose first node (its root: readers walk from node 0) has
+    not the smallest id, as another producer may write it, comes back with
+    that node first and the others in id order after it, their edges
+    between the same ids (the importer keeps the root's id as v8.root).  A
+    database without v8.root, or whose v8.root names no node, gives
+    identifier order."""
+    t = lambda n: os.path.join(tools, n)
+    snap, _, idf = small_snapshot(src)
+    gi, _ = graph(snap)
+    root = max(gi) + 1000
+    snap["nodes"][idf] = root
+    res = graphs_back(tools, snap, tmp, "root-first")
+    if not res:
+        return
+    db, back, (gi, ge), (bi, be) = res
+    check(bi[0] == root, "root first: the root first (%s, not %s)" % (root, bi[0]))
+    check(bi[1:] == sorted(gi[1:]), "root first: the others in id order: %s" % bi)
+    check(sorted(be) == sorted(ge), "root first: the same edges between the same ids")
+    con = sqlite3.connect(db)
+    kept = con.execute("SELECT value FROM metadata WHERE key = 'v8.root'").fetchall()
+    check(kept == [(str(root),)], "root first: v8.root kept: %r" % kept)
+    for value, why in ((None, "without v8.root"), ("12345678901", "v8.root naming no node"),
+                       ("-1", "v8.root not a number")):
+        con.execute("DELETE FROM metadata WHERE key = 'v8.root'")
+        if value is not None:
+            con.execute("INSERT INTO metadata (key, value) VALUES ('v8.root', ?)", (value,))
+        con.commit()
+        os.unlink(back)
+        rc, _, err = run([t("heapdb2heapsnapshot"), "-q", db, back])
+        if check(rc == 0, "root first, %s: heapdb2heapsnapshot: %s" % (why, err)):
+            out = json.load(open(back))
+            bi, _ = graph(out)
+            check(bi == sorted(gi) and sorted(named_edges(out)) == sorted(named_edges(snap)),
+                  "root first, %s: identifier order, the same edges: %s" % (why, bi))
+    con.close()
 
 
 def mode_node(tools, src, build):
     with tempfile.TemporaryDirectory() as tmp:
         kept_members(tools, src, tmp)
         big_ids(tools, src, tmp)
+        root_first(tools, src, tmp)
     mods, why = npm_parser(build)
     if not mods:
         if pycheck.failures:

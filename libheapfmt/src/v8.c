@@ -859,6 +859,10 @@ static hf_status read_body(v8r *r, const char *target)
 	if ((st = meta_u(r, "v8.strings", r->nstrings)) ||
 	    (st = meta_u(r, "v8.lone_surrogates", lx->lone_surrogates)))
 		return st;
+	/* The root is the first node, whatever its id: heapdb2heapsnapshot
+	 * writes it first again (v8_export.c, load_root). */
+	if (r->nnodes && (st = meta_u(r, "v8.root", node_id(r, 0))))
+		return st;
 	return meta(r, "heapfmt.complete", "true");
 }
 

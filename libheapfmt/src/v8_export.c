@@ -6,7 +6,9 @@
  * (index * number of node fields), and the edges of a node are the next
  * edge_count entries of "edges", in node order.  So the exporter
  *   1. reads the node ids of the dump in identifier order (the table's own
- *      key order): a node's index is its position, found by binary search;
+ *      key order): a node's index is its position, found by binary search
+ *      (a snapshot's root, when it is not the smallest id, moved first:
+ *      load_root);
  *   2. counts each node's edges (those whose destination is a node of the
  *      dump: a reference to an object the dump lacks has no index, it is
  *      left out and counted);
@@ -91,6 +93,9 @@ typedef struct exp {
 	size_t n_etypes, n_ntypes;
 	int64_t *ids;           /* node ids in key order (signed) */
 	size_t nneg;            /* of them negative (from 2^63 unsigned): written last */
+	size_t root_at;         /* v8: the root's place in that order when not the first (0: it is) */
+	int64_t root_id;        /* and its id (v8.root): written first (load_root) */
+	bool root_given;        /* v8.root is a number */
 	hf_id_index by_id;      /* lookups in ids */
 	uint32_t *ecount;
 	int32_t *class_at;      /* not v8: per node, its class's index, or -1 (none, or a GC root) */
@@ -206,14 +211,33 @@ static hf_status std_name(exp *x, int which, int64_t *idx)
 /* The index of node id in the snapshot's node array, or -1.  The array
  * holds the nodes in the order of their ids as unsigned numbers, as they came
  * (an id from 2^63 on is negative in the database, and x->ids in the
- * database's order has the x->nneg of them first): a snapshot's first node
- * is its root (V8's id 1). */
+ * database's order has the x->nneg of them first), but for a snapshot's
+ * root, which goes first (load_root). */
 static ssize_t find_node(const exp *x, int64_t id)
 {
 	size_t i = hf_id_index_find(&x->by_id, id);
 	if (i >= x->n)
 		return -1;
-	return (ssize_t)(i >= x->nneg ? i - x->nneg : i + (x->n - x->nneg));
+	i = i >= x->nneg ? i - x->nneg : i + (x->n - x->nneg);
+	if (x->root_at && i <= x->root_at)
+		i = i == x->root_at ? 0 : i + 1;   /* the root first (load_root) */
+	return (ssize_t)i;
+}
+
+/* A snapshot's root is its first node: DevTools and V8's readers walk from
+ * node 0.  V8's root has the smallest id (V8's ids grow in creation order),
+ * which identifier order puts first; a snapshot of another producer may
+ * start with any id.  The importer keeps the first node's id (metadata
+ * v8.root, heapsnapshot2heapdb): when that node is not first in identifier
+ * order, it is written first and the others keep their order after it
+ * (find_node, write_nodes, write_edges).  A database without v8.root (made
+ * before it was kept), or whose v8.root is not a decimal number or names no
+ * node of the dump, keeps identifier order.  write_all reads it. */
+static void load_root(exp *x)
+{
+	ssize_t i = x->root_given ? find_node(x, x->root_id) : -1;
+	if (i > 0)
+		x->root_at = (size_t)i;
 }
 
 /* A dump without nodes: the database's only dump when it is empty, else a
@@ -267,6 +291,8 @@ static hf_status load_nodes(exp *x)
 	hf_id_index_build(&x->by_id, x->ids, x->n);
 	while (x->nneg < x->n && x->ids[x->nneg] < 0)
 		x->nneg++;
+	if (x->v8)
+		load_root(x);
 	x->ecount = calloc(x->n + 1, sizeof *x->ecount);
 	if (!x->ecount)
 		return nomem(x);
@@ -698,6 +724,69 @@ static hf_status prep_half(exp *x, sqlite3_stmt **q, const char *what, const cha
 	return st;
 }
 
+/* The node of row q (identifier, nodetypeid, class, size), the i-th. */
+static hf_status node_row(exp *x, sqlite3_stmt *q, size_t i, int *first)
+{
+	int64_t id = sqlite3_column_int64(q, 0);
+	int type = sqlite3_column_int(q, 1);
+	int64_t cls = sqlite3_column_int64(q, 2);
+	int64_t size = sqlite3_column_int64(q, 3);
+	subtab *s = sub_of(x->nsub, x->n_nsub, type);
+	uint64_t vtype;
+	int64_t extra[64], nm = -1;
+	hf_status st;
+	memset(extra, 0, sizeof extra);
+	if (x->v8) {
+		vtype = type >= HF_V8_NODE_BASE && (size_t)(type - HF_V8_NODE_BASE) < x->n_ntypes
+		        ? (uint64_t)(type - HF_V8_NODE_BASE) : 0;
+		if (s && s->q) {
+			sqlite3_reset(s->q);
+			sqlite3_bind_int64(s->q, 1, id);
+			sqlite3_bind_int64(s->q, 2, x->opt->dump);
+			if (sqlite3_step(s->q) == SQLITE_ROW)
+				for (size_t k = 0; k < x->nf && k < 64; k++)
+					extra[k] = sqlite3_column_int64(s->q, (int)k + 1);
+		}
+		if (x->f_name >= 0 && extra[x->f_name] > 0 && (st = out_string(x, extra[x->f_name], NULL, &nm)))
+			return st;
+		if (nm < 0 && (st = std_name(x, 0, &nm)))
+			return st;
+	} else {
+		vtype = s && s->is_array ? STD_ARRAY : STD_OBJECT;
+		if ((st = class_name(x, cls, s && !strcmp(s->name, "class"), &nm)))
+			return st;
+	}
+	put_node(x, vtype, nm, (uint64_t)id, (uint64_t)size, x->ecount[i], extra, first);
+	if (x->opt->progress && !((i + 1) & 0xFFFF))
+		x->opt->progress(x->opt->progress_ctx, i + 1, x->n + x->edges);
+	return HF_OK;
+}
+
+/* The rows of a query that takes the dump (?1) and the root's id (?2,
+ * load_root), each given to row(arg). */
+static hf_status root_rows(exp *x, const char *sql, hf_status (*row)(exp *, sqlite3_stmt *, void *),
+                           void *arg)
+{
+	sqlite3_stmt *q;
+	hf_status st = prep(x, &q, sql);
+	if (st)
+		return st;
+	sqlite3_bind_int64(q, 1, x->opt->dump);
+	sqlite3_bind_int64(q, 2, x->root_id);
+	int rc;
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW && !(st = row(x, q, arg)))
+		;
+	sqlite3_finalize(q);
+	if (st)
+		return st;
+	return rc == SQLITE_DONE ? HF_OK : db_fail(x, "cannot read the root's rows");
+}
+
+static hf_status root_node(exp *x, sqlite3_stmt *q, void *first)
+{
+	return node_row(x, q, 0, first);
+}
+
 static hf_status write_nodes(exp *x)
 {
 	hf_status st;
@@ -721,9 +810,14 @@ static hf_status write_nodes(exp *x)
 		x->st->synthetic_nodes = x->nsyn;
 	}
 	/* In the order of the ids as unsigned numbers (find_node): those from
-	 * 2^63 on, negative in the database, last. */
+	 * 2^63 on, negative in the database, last; a snapshot's root first. */
 	size_t i = 0;
-	int64_t extra[64];
+	if (x->root_at) {
+		if ((st = root_rows(x, "SELECT identifier, nodetypeid, class, size FROM node WHERE dump = ?1"
+		                       " AND identifier = ?2", root_node, &first)))
+			return st;
+		i = 1;
+	}
 	for (int pass = 0; pass < 2; pass++) {
 		sqlite3_stmt *q;
 		if ((st = prep_half(x, &q, "identifier, nodetypeid, class, size FROM node", "identifier",
@@ -731,40 +825,10 @@ static hf_status write_nodes(exp *x)
 			return st;
 		int rc;
 		while ((rc = sqlite3_step(q)) == SQLITE_ROW && i < x->n) {
-			int64_t id = sqlite3_column_int64(q, 0);
-			int type = sqlite3_column_int(q, 1);
-			int64_t cls = sqlite3_column_int64(q, 2);
-			int64_t size = sqlite3_column_int64(q, 3);
-			subtab *s = sub_of(x->nsub, x->n_nsub, type);
-			uint64_t vtype;
-			memset(extra, 0, sizeof extra);
-			nm = -1;
-			if (x->v8) {
-				vtype = type >= HF_V8_NODE_BASE && (size_t)(type - HF_V8_NODE_BASE) < x->n_ntypes
-				        ? (uint64_t)(type - HF_V8_NODE_BASE) : 0;
-				if (s && s->q) {
-					sqlite3_reset(s->q);
-					sqlite3_bind_int64(s->q, 1, id);
-					sqlite3_bind_int64(s->q, 2, x->opt->dump);
-					if (sqlite3_step(s->q) == SQLITE_ROW)
-						for (size_t k = 0; k < x->nf && k < 64; k++)
-							extra[k] = sqlite3_column_int64(s->q, (int)k + 1);
-				}
-				if (x->f_name >= 0 && extra[x->f_name] > 0) {
-					if ((st = out_string(x, extra[x->f_name], NULL, &nm)))
-						break;
-				}
-				if (nm < 0 && (st = std_name(x, 0, &nm)))
-					break;
-			} else {
-				vtype = s && s->is_array ? STD_ARRAY : STD_OBJECT;
-				if ((st = class_name(x, cls, s && !strcmp(s->name, "class"), &nm)))
-					break;
-			}
-			put_node(x, vtype, nm, (uint64_t)id, (uint64_t)size, x->ecount[i], extra, &first);
-			i++;
-			if (x->opt->progress && !(i & 0xFFFF))
-				x->opt->progress(x->opt->progress_ctx, i, x->n + x->edges);
+			if (x->root_at && sqlite3_column_int64(q, 0) == x->root_id)
+				continue;
+			if ((st = node_row(x, q, i++, &first)))
+				break;
 		}
 		sqlite3_finalize(q);
 		if (st)
@@ -795,6 +859,57 @@ static hf_status class_edges(exp *x, size_t *next, size_t end, int *first)
 	return HF_OK;
 }
 
+/* The edge of row q (source, edgetypeid, dest, label) from node s to node d. */
+static hf_status edge_row(exp *x, sqlite3_stmt *q, size_t s, size_t d, int *first)
+{
+	hf_status st;
+	int type = sqlite3_column_int(q, 1);
+	int64_t label = sqlite3_column_int64(q, 3);
+	uint64_t vtype, vlabel;
+	int64_t idx;
+	if (x->v8) {
+		vtype = type >= HF_V8_EDGE_BASE && (size_t)(type - HF_V8_EDGE_BASE) < x->n_etypes
+		        ? (uint64_t)(type - HF_V8_EDGE_BASE) : 0;
+		if (x->idx_is_label[vtype]) {
+			vlabel = (uint64_t)label;
+		} else {
+			if ((st = label > 0 ? out_string(x, label, NULL, &idx) : std_name(x, 0, &idx)))
+				return st;
+			vlabel = (uint64_t)idx;
+		}
+	} else {
+		subtab *e = sub_of(x->esub, x->n_esub, type);
+		int kind = e ? e->edge_label : 0;
+		if (kind == 2) {
+			vtype = STD_ELEMENT;
+			vlabel = (uint64_t)label;
+		} else if (kind == 1) {
+			vtype = x->weak_src && (x->weak_src[s >> 3] >> (s & 7) & 1) &&
+			        x->referent.count && hf_map_get(&x->referent, (uint64_t)label)
+			        ? STD_WEAK : STD_PROPERTY;
+			if ((st = label > 0 ? out_string(x, label, NULL, &idx) : std_name(x, 0, &idx)))
+				return st;
+			vlabel = (uint64_t)idx;
+		} else {
+			vtype = STD_INTERNAL;
+			if (e && e->name_out < 0 && (st = out_string(x, 0, e->name, &e->name_out)))
+				return st;
+			if (!e && (st = std_name(x, 0, &idx)))
+				return st;
+			vlabel = (uint64_t)(e ? e->name_out : idx);
+		}
+	}
+	put_edge(x, vtype, vlabel, x->nsyn + d, first);
+	return HF_OK;
+}
+
+/* A snapshot's root's edges (v8 only: no class edges there). */
+static hf_status root_edge(exp *x, sqlite3_stmt *q, void *first)
+{
+	ssize_t d = find_node(x, sqlite3_column_int64(q, 2));
+	return d < 0 ? HF_OK : edge_row(x, q, 0, (size_t)d, first);
+}
+
 static hf_status write_edges(exp *x)
 {
 	hf_status st = HF_OK;
@@ -823,8 +938,12 @@ static hf_status write_edges(exp *x)
 				return db_fail(x, "cannot read hprof_gc_root");
 		}
 	}
-	/* Node by node, in the nodes' order (write_nodes): the nodes up to a
-	 * row's source get their class edge (load_classes) before it. */
+	/* Node by node, in the nodes' order (write_nodes): a snapshot's root
+	 * first; the nodes up to a row's source get their class edge
+	 * (load_classes) before it. */
+	if (x->root_at && (st = root_rows(x, "SELECT source, edgetypeid, dest, label FROM edge WHERE dump = ?1"
+	                                     " AND source = ?2 ORDER BY seq", root_edge, &first)))
+		return st;
 	uint64_t done = 0;
 	size_t next = 0;         /* the first node whose class edge is still to come */
 	for (int pass = 0; pass < 2; pass++) {
@@ -834,49 +953,16 @@ static hf_status write_edges(exp *x)
 			return st;
 		int rc;
 		while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+			if (x->root_at && sqlite3_column_int64(q, 0) == x->root_id)
+				continue;
 			ssize_t s = find_node(x, sqlite3_column_int64(q, 0));
 			ssize_t d = find_node(x, sqlite3_column_int64(q, 2));
 			if (s < 0 || d < 0)
 				continue;
 			if ((st = class_edges(x, &next, (size_t)s + 1, &first)))
 				break;
-			int type = sqlite3_column_int(q, 1);
-			int64_t label = sqlite3_column_int64(q, 3);
-			uint64_t vtype, vlabel;
-			int64_t idx;
-			if (x->v8) {
-				vtype = type >= HF_V8_EDGE_BASE && (size_t)(type - HF_V8_EDGE_BASE) < x->n_etypes
-				        ? (uint64_t)(type - HF_V8_EDGE_BASE) : 0;
-				if (x->idx_is_label[vtype]) {
-					vlabel = (uint64_t)label;
-				} else {
-					if ((st = label > 0 ? out_string(x, label, NULL, &idx) : std_name(x, 0, &idx)))
-						break;
-					vlabel = (uint64_t)idx;
-				}
-			} else {
-				subtab *e = sub_of(x->esub, x->n_esub, type);
-				int kind = e ? e->edge_label : 0;
-				if (kind == 2) {
-					vtype = STD_ELEMENT;
-					vlabel = (uint64_t)label;
-				} else if (kind == 1) {
-					vtype = x->weak_src && (x->weak_src[(size_t)s >> 3] >> ((size_t)s & 7) & 1) &&
-					        x->referent.count && hf_map_get(&x->referent, (uint64_t)label)
-					        ? STD_WEAK : STD_PROPERTY;
-					if ((st = label > 0 ? out_string(x, label, NULL, &idx) : std_name(x, 0, &idx)))
-						break;
-					vlabel = (uint64_t)idx;
-				} else {
-					vtype = STD_INTERNAL;
-					if (e && e->name_out < 0 && (st = out_string(x, 0, e->name, &e->name_out)))
-						break;
-					if (!e && (st = std_name(x, 0, &idx)))
-						break;
-					vlabel = (uint64_t)(e ? e->name_out : idx);
-				}
-			}
-			put_edge(x, vtype, vlabel, x->nsyn + (size_t)d, &first);
+			if ((st = edge_row(x, q, (size_t)s, (size_t)d, &first)))
+				break;
 			if (x->opt->progress && !(++done & 0xFFFF))
 				x->opt->progress(x->opt->progress_ctx, x->n + done, x->n + x->edges);
 		}
@@ -1163,12 +1249,14 @@ static hf_status write_all(exp *x)
 	if ((st = hf_heapdb_check_major(x->db, "main", x->path, x->err)))
 		return st;
 	if ((st = prep(x, &q, "SELECT (SELECT value FROM metadata WHERE key = 'target_source' LIMIT 1), "
-	                      "(SELECT value FROM metadata WHERE key = 'v8.meta' LIMIT 1)")))
+	                      "(SELECT value FROM metadata WHERE key = 'v8.meta' LIMIT 1), "
+	                      "(SELECT value FROM metadata WHERE key = 'v8.root' LIMIT 1)")))
 		return st;
 	char *v8meta = NULL;
 	if (sqlite3_step(q) == SQLITE_ROW) {
 		const char *src = (const char *)sqlite3_column_text(q, 0);
 		const char *m = (const char *)sqlite3_column_text(q, 1);
+		const char *root = (const char *)sqlite3_column_text(q, 2);
 		if (src && m && !strcmp(src, "v8")) {
 			x->v8 = 1;
 			v8meta = strdup(m);
@@ -1177,6 +1265,15 @@ static hf_status write_all(exp *x)
 				return nomem(x);
 			}
 		}
+		/* v8.root: a decimal number below 2^64 (load_root) */
+		uint64_t id = 0;
+		bool ok = root && *root;
+		for (const char *c = root; ok && *c; c++) {
+			ok = *c >= '0' && *c <= '9' && id <= (UINT64_MAX - (uint64_t)(*c - '0')) / 10;
+			id = id * 10 + (uint64_t)(*c - '0');
+		}
+		x->root_given = ok;
+		x->root_id = (int64_t)id;
 	}
 	sqlite3_finalize(q);
 	x->st->v8_origin = x->v8;
