@@ -359,40 +359,79 @@ def named_edges(snap):
     return [(a, t, n if types[t] in ("element", "hidden") else snap["strings"][n], b) for a, t, n, b in edges]
 
 
+def located(snap):
+    """The locations of a parsed snapshot with their node's id in place of
+    its index, sorted."""
+    meta = snap["snapshot"]["meta"]
+    lf, nf = meta.get("location_fields") or [], meta["node_fields"]
+    ids, _ = graph(snap)
+    if "object_index" not in lf:
+        return []
+    oi, loc = lf.index("object_index"), snap.get("locations", [])
+    rows = [loc[i:i + len(lf)] for i in range(0, len(loc), len(lf))]
+    return sorted(tuple(ids[r[oi] // len(nf)] if k == oi else v for k, v in enumerate(r)) for r in rows)
+
+
 def root_first(tools, src, tmp):
     """A snapshot whose first node (its root: readers walk from node 0) has
     not the smallest id, as another producer may write it, comes back with
-    that node first and the others in id order after it, their edges
-    between the same ids (the importer keeps the root's id as v8.root).  A
-    database without v8.root, or whose v8.root names no node, gives
+    that node first and the others in id order after it, their edges and
+    locations on the same ids (the importer keeps the root's id as v8.root):
+    a root past every id, one between two ids, one past 2^63 beside another
+    id there, one without edges.  A database without v8.root, or whose
+    v8.root is not a decimal number below 2^64 or names no node, gives
     identifier order."""
     t = lambda n: os.path.join(tools, n)
-    snap, _, idf = small_snapshot(src)
-    gi, _ = graph(snap)
-    root = max(gi) + 1000
-    snap["nodes"][idf] = root
-    res = graphs_back(tools, snap, tmp, "root-first")
-    if not res:
+    base, nf, idf = small_snapshot(src)
+    ids, _ = graph(base)
+    ef = len(base["snapshot"]["meta"]["edge_fields"])
+    ecf = nf.index("edge_count")
+    first_db = None
+    for name, root, other, bare in (("past every id", max(ids) + 1000, None, False),
+                                    ("between two ids", sorted(ids)[3] + 1, None, False),
+                                    ("past 2^63", 2**63 + 1, 2**64 - 3, False),
+                                    ("without edges", sorted(ids)[2] + 1, None, True)):
+        snap = json.loads(json.dumps(base))
+        snap["nodes"][idf] = root
+        if other is not None:
+            snap["nodes"][(len(ids) - 1) * len(nf) + idf] = other
+        if bare:
+            snap["edges"] = snap["edges"][snap["nodes"][ecf] * ef:]
+            snap["snapshot"]["edge_count"] = len(snap["edges"]) // ef
+            snap["nodes"][ecf] = 0
+        what = "root first, " + name
+        res = graphs_back(tools, snap, tmp, "root-first-" + name.replace(" ", "-").replace("^", ""))
+        if not res:
+            continue
+        db, back, (gi, _), (bi, _) = res
+        out = json.load(open(back))
+        check(bi[0] == root, "%s: the root first (%s, not %s)" % (what, root, bi[0]))
+        check(bi[1:] == sorted(gi[1:]), "%s: the others in id order: %s" % (what, bi))
+        check(sorted(named_edges(out)) == sorted(named_edges(snap)), "%s: the same edges between the same ids" % what)
+        check(located(out) == located(snap) and located(snap), "%s: the locations on the same ids" % what)
+        con = sqlite3.connect(db)
+        kept = con.execute("SELECT value FROM metadata WHERE key = 'v8.root'").fetchall()
+        con.close()
+        check(kept == [(str(root),)], "%s: v8.root kept: %r" % (what, kept))
+        if first_db is None:
+            first_db, first_back, first_snap, first_root = db, back, snap, root
+    if first_db is None:
         return
-    db, back, (gi, ge), (bi, be) = res
-    check(bi[0] == root, "root first: the root first (%s, not %s)" % (root, bi[0]))
-    check(bi[1:] == sorted(gi[1:]), "root first: the others in id order: %s" % bi)
-    check(sorted(be) == sorted(ge), "root first: the same edges between the same ids")
-    con = sqlite3.connect(db)
-    kept = con.execute("SELECT value FROM metadata WHERE key = 'v8.root'").fetchall()
-    check(kept == [(str(root),)], "root first: v8.root kept: %r" % kept)
+    gi, _ = graph(first_snap)
+    con = sqlite3.connect(first_db)
     for value, why in ((None, "without v8.root"), ("12345678901", "v8.root naming no node"),
-                       ("-1", "v8.root not a number")):
+                       (str(first_root) + "x", "v8.root not a number"), ("", "v8.root empty"),
+                       (str(2**64 + first_root), "v8.root past 2^64")):
         con.execute("DELETE FROM metadata WHERE key = 'v8.root'")
         if value is not None:
             con.execute("INSERT INTO metadata (key, value) VALUES ('v8.root', ?)", (value,))
         con.commit()
-        os.unlink(back)
-        rc, _, err = run([t("heapdb2heapsnapshot"), "-q", db, back])
+        os.unlink(first_back)
+        rc, _, err = run([t("heapdb2heapsnapshot"), "-q", first_db, first_back])
         if check(rc == 0, "root first, %s: heapdb2heapsnapshot: %s" % (why, err)):
-            out = json.load(open(back))
+            out = json.load(open(first_back))
             bi, _ = graph(out)
-            check(bi == sorted(gi) and sorted(named_edges(out)) == sorted(named_edges(snap)),
+            check(bi == sorted(gi) and sorted(named_edges(out)) == sorted(named_edges(first_snap)),
                   "root first, %s: identifier order, the same edges: %s" % (why, bi))
     con.close()
 

@@ -944,7 +944,7 @@ static hf_status write_edges(exp *x)
 	if (x->root_at && (st = root_rows(x, "SELECT source, edgetypeid, dest, label FROM edge WHERE dump = ?1"
 	                                     " AND source = ?2 ORDER BY seq", root_edge, &first)))
 		return st;
-	uint64_t done = 0;
+	uint64_t done = x->root_at ? x->ecount[0] : 0;
 	size_t next = 0;         /* the first node whose class edge is still to come */
 	for (int pass = 0; pass < 2; pass++) {
 		size_t end = pass ? x->n : x->n - x->nneg;
