@@ -129,6 +129,9 @@ bool hf_buf_json_string(hf_buf *b, const char *s, size_t n);
  * the NDJSON reader) refuses a key with a NUL in it. */
 bool hf_buf_json_key(hf_buf *b, const char *s, size_t n);
 bool hf_buf_u64(hf_buf *b, uint64_t v);
+/* s[0..n) as an unsigned 64-bit decimal: digits only (1 to 20 of them), no
+ * sign, no overflow; false otherwise, *out untouched. */
+bool hf_parse_u64(const char *s, size_t n, uint64_t *out);
 /* ms since the Unix epoch as ISO 8601 UTC, with the milliseconds when
  * they are not 0 ("2023-11-14T22:13:20.123Z"); "" when no calendar date
  * can hold it.  buf: 40 bytes. */

@@ -746,33 +746,16 @@ static hf_status need(reader *r, const char *key, const kv *x)
 	return fail(r, HF_ERR_FORMAT, "\"%s\" is null (a value is required)", key);
 }
 
-static int parse_u64(const char *s, size_t n, uint64_t *out)
-{
-	if (!n || n > 20)
-		return 0;
-	uint64_t v = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return 0;
-		unsigned d = (unsigned)(s[i] - '0');
-		if (v > (UINT64_MAX - d) / 10)
-			return 0;
-		v = v * 10 + d;
-	}
-	*out = v;
-	return 1;
-}
-
 static int parse_i64(const char *s, size_t n, int64_t *out)
 {
 	uint64_t u;
 	if (n && s[0] == '-') {
-		if (!parse_u64(s + 1, n - 1, &u) || u > (uint64_t)INT64_MAX + 1)
+		if (!hf_parse_u64(s + 1, n - 1, &u) || u > (uint64_t)INT64_MAX + 1)
 			return 0;
 		*out = u == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)u;
 		return 1;
 	}
-	if (!parse_u64(s, n, &u) || u > (uint64_t)INT64_MAX)
+	if (!hf_parse_u64(s, n, &u) || u > (uint64_t)INT64_MAX)
 		return 0;
 	*out = (int64_t)u;
 	return 1;
@@ -784,7 +767,7 @@ static hf_status get_u64(reader *r, const char *key, int required, uint64_t *out
 	*out = 0;
 	if (!x || is_null(x))
 		return required ? need(r, key, x) : HF_OK;
-	if (!parse_u64(x->v, x->vl, out))
+	if (!hf_parse_u64(x->v, x->vl, out))
 		return fail(r, HF_ERR_FORMAT, "\"%s\" is not an unsigned 64-bit integer", key);
 	return HF_OK;
 }
@@ -855,7 +838,7 @@ static hf_status get_value(reader *r, const hf_field *f, hf_value *v)
 		break;
 	case HF_FIELD_ID:
 	case HF_FIELD_STRREF:
-		if (!parse_u64(x->v, x->vl, &v->u))
+		if (!hf_parse_u64(x->v, x->vl, &v->u))
 			return fail(r, HF_ERR_FORMAT, "field \"%s\" is not an unsigned 64-bit integer", f->name);
 		break;
 	case HF_FIELD_TEXT: {

@@ -242,6 +242,23 @@ void hf_iso8601_ms(uint64_t ms, char buf[40])
 		snprintf(buf + n, 40 - n, "Z");
 }
 
+bool hf_parse_u64(const char *s, size_t n, uint64_t *out)
+{
+	if (!n || n > 20)
+		return false;
+	uint64_t v = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+		unsigned d = (unsigned)(s[i] - '0');
+		if (v > (UINT64_MAX - d) / 10)
+			return false;
+		v = v * 10 + d;
+	}
+	*out = v;
+	return true;
+}
+
 void hf_crtime_now(char *buf, size_t size)
 {
 	time_t t = time(NULL);

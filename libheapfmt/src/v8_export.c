@@ -1266,14 +1266,11 @@ static hf_status write_all(exp *x)
 			}
 		}
 		/* v8.root: a decimal number below 2^64 (load_root) */
-		uint64_t id = 0;
-		bool ok = root && *root;
-		for (const char *c = root; ok && *c; c++) {
-			ok = *c >= '0' && *c <= '9' && id <= (UINT64_MAX - (uint64_t)(*c - '0')) / 10;
-			id = id * 10 + (uint64_t)(*c - '0');
+		uint64_t id;
+		if (root && hf_parse_u64(root, strlen(root), &id)) {
+			x->root_given = true;
+			x->root_id = (int64_t)id;
 		}
-		x->root_given = ok;
-		x->root_id = (int64_t)id;
 	}
 	sqlite3_finalize(q);
 	x->st->v8_origin = x->v8;
