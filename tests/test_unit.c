@@ -212,6 +212,76 @@ static void test_json_escape(void)
 	hf_buf_free(&b);
 }
 
+/* hf_buf_json_text (decoding and escaping in one pass, with its eight- and
+ * sixteen-unit blocks) against hf_text_decode and then hf_buf_json_string,
+ * which is checked against jansson above: random texts of runs (plain
+ * ASCII, characters to escape, [0x80, 0x800), three-byte characters,
+ * surrogates whole, split or lone), every length to past two blocks, from
+ * every offset of a buffer, in the three encodings. */
+static void test_json_text(void)
+{
+	static const hf_text_encoding encs[] = { HF_TEXT_UTF16BE, HF_TEXT_UTF16LE, HF_TEXT_LATIN1 };
+	static const uint16_t odd[] = { 0x00, 0x08, 0x0A, 0x1F, '"', '\\', 0x7F, 0x80, 0xFF, 0x100,
+	                                0x7FF, 0x800, 0xFFFF, 0xD83D, 0xDE00, 0xDBFF, 0xDC00, 0xD800 };
+	uint32_t seed = 4242;
+	uint16_t v[80];
+	uint8_t data[2 * 80 + 16];
+	char *utf8 = malloc(HF_TEXT_OUT_MAX(80));
+	hf_buf a, b;
+	hf_buf_init(&a);
+	hf_buf_init(&b);
+	int bad = 0;
+	for (int round = 0; round < 30000 && !bad && utf8; round++) {
+		seed = seed * 1103515245u + 12345u;
+		size_t units = (seed >> 16) % 80;
+		unsigned kind = (seed >> 8) % 6, off = (seed >> 4) % 16;
+		hf_text_encoding enc = encs[round % 3];
+		for (size_t i = 0; i < units;) {
+			seed = seed * 1103515245u + 12345u;
+			size_t run = 1 + (seed >> 16) % 20;
+			unsigned what = (seed >> 8) % 8;
+			if (what == 6) /* the run of the round: blocks of one kind */
+				what = kind;
+			for (; run && i < units; run--, i++) {
+				seed = seed * 1103515245u + 12345u;
+				unsigned r = seed >> 16;
+				v[i] = what == 0 ? (uint16_t)(0x20 + r % 0x5F)                 /* printable ASCII */
+				       : what == 1 ? odd[r % 7]                                /* to escape */
+				       : what == 2 ? (uint16_t)(0x80 + r % 0x780)             /* two bytes */
+				       : what == 3 ? (uint16_t)(0x800 + r % 0xD000)           /* three */
+				       : what == 4 ? odd[r % (sizeof odd / sizeof *odd)]
+				       : (uint16_t)r;                                          /* anything */
+				if (enc == HF_TEXT_LATIN1)
+					v[i] = what == 2 || what == 3 ? (uint16_t)(0x80 | (v[i] & 0x7F)) : (uint16_t)(v[i] & 0xFF);
+			}
+		}
+		uint8_t *d = data + off;
+		for (size_t i = 0; i < units; i++) {
+			if (enc == HF_TEXT_LATIN1) {
+				d[i] = (uint8_t)v[i];
+			} else {
+				int le = enc == HF_TEXT_UTF16LE;
+				d[2 * i + !le] = (uint8_t)v[i];
+				d[2 * i + le] = (uint8_t)(v[i] >> 8);
+			}
+		}
+		size_t n = hf_text_decode(enc, d, units, utf8);
+		a.len = b.len = 0;
+		hf_buf_append(&a, "x", 1);
+		hf_buf_append(&b, "x", 1);
+		bool oka = hf_buf_json_string(&a, utf8, n), okb = hf_buf_json_text(&b, enc, d, units);
+		if (!oka || !okb || a.len != b.len || memcmp(a.data, b.data, a.len)) {
+			CHECK(0, "json text round %d (encoding %d, %zu units): %.*s against %.*s", round, (int)enc,
+			      units, (int)b.len, (char *)b.data, (int)a.len, (char *)a.data);
+			bad = 1;
+		}
+	}
+	CHECK(!bad, "hf_buf_json_text as decoding and escaping, 30000 texts");
+	free(utf8);
+	hf_buf_free(&a);
+	hf_buf_free(&b);
+}
+
 /* hf_put_u64 (the NDJSON writer's numbers) against printf: every power of
  * ten and its neighbours, every bit length, 2^32 around, and random values. */
 static void check_u64(uint64_t v)
@@ -2386,6 +2456,7 @@ int main(void)
 	test_mutf8();
 	test_utf16();
 	test_json_escape();
+	test_json_text();
 	test_map();
 	test_map_collisions();
 	test_id_index();

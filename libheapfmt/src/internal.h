@@ -246,6 +246,9 @@ typedef enum hf_text_encoding { HF_TEXT_UTF16BE, HF_TEXT_UTF16LE, HF_TEXT_LATIN1
  * out must hold HF_TEXT_OUT_MAX(nunits) bytes.  Returns bytes written. */
 size_t hf_text_decode(hf_text_encoding enc, const uint8_t *in, size_t nunits, char *out);
 #define HF_TEXT_OUT_MAX(nunits) ((nunits) * 3 + 4)
+/* Appends the JSON string (quoted and escaped as hf_buf_json_string) of
+ * nunits units of enc: the two steps in one pass.  False: out of memory. */
+bool hf_buf_json_text(hf_buf *b, hf_text_encoding enc, const uint8_t *in, size_t nunits);
 /* Whether s decodes texts itself (hf_sink_string_encoded is then cheaper
  * for the caller than decoding and hf_sink_string). */
 bool hf_sink_takes_encoded(const hf_sink *s);

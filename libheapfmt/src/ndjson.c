@@ -42,7 +42,7 @@ typedef struct nd_type {
 	hf_field_kind *kinds;
 	char **fnames;           /* the field names as given */
 	size_t hnext;            /* the next copy with the same hash, or SIZE_MAX */
-	char **keys;             /* ,"name": */
+	char **keys;             /* ,"name":, in at least KEY_PAD bytes */
 	size_t *keylen;
 	char *head;              /* {"record":"name" (records) */
 	size_t headlen;
@@ -55,9 +55,6 @@ typedef struct nd_type {
 typedef struct nd_out {
 	hf_buf line;         /* text not yet written */
 	size_t flush_at;     /* written out once it holds this much (hf_writebehind_batch) */
-	hf_value *vals;      /* values decoded from the queue */
-	size_t vals_cap;
-	hf_buf text;         /* a string's text decoded from the dump's encoding */
 	/* The last edge's line up to its dest, {"record":"edge","subtype":S,
 	 * "source":N,"dest": (at most 27 + 20 + 10 + 20 + 8 bytes), for the
 	 * next edges of the same type and source: an object's edges come
@@ -67,6 +64,7 @@ typedef struct nd_out {
 	uint32_t edge_ti;
 	uint64_t edge_src;
 } nd_out;
+#define KEY_PAD 32
 #define ND_OUT_SIZE ((sizeof(nd_out) + 63) / 64 * 64)
 
 typedef struct ndjson {
@@ -133,49 +131,6 @@ static hf_status end_line(ndjson *w, nd_out *o, hf_error *err)
 
 #define B(x) do { if (!(x)) return hf_error_set(err, HF_ERR_NOMEM, "out of memory"); } while (0)
 #define LIT(s) hf_buf_append(&o->line, s, sizeof(s) - 1)
-
-static bool put_real(hf_buf *b, double d)
-{
-	if (!isfinite(d))
-		return hf_buf_append(b, "null", 4);
-	char tmp[40];
-	int n = snprintf(tmp, sizeof tmp, "%.17g", d);
-	/* Keep it a JSON number that reads back as a real. */
-	bool plain = !strpbrk(tmp, ".eEn");
-	return hf_buf_append(b, tmp, (size_t)n) && (!plain || hf_buf_append(b, ".0", 2));
-}
-
-static bool put_values(nd_out *o, const nd_type *t, const hf_value *v)
-{
-	for (size_t i = 0; i < t->nfields; i++) {
-		if (!v[i].present || (unsigned)t->kinds[i] > HF_FIELD_JSON)
-			continue;
-		if (!hf_buf_append(&o->line, t->keys[i], t->keylen[i]))
-			return false;
-		bool ok = true;
-		switch (t->kinds[i]) {
-		case HF_FIELD_INT:
-			if ((ok = hf_buf_reserve(&o->line, 24)))
-				o->line.len = (size_t)(put_i64((char *)o->line.data + o->line.len, v[i].i) -
-				                       (char *)o->line.data);
-			break;
-		case HF_FIELD_ID:
-		case HF_FIELD_STRREF:
-			if ((ok = hf_buf_reserve(&o->line, 24)))
-				o->line.len = (size_t)(put_u64((char *)o->line.data + o->line.len, v[i].u) -
-				                       (char *)o->line.data);
-			break;
-		case HF_FIELD_TEXT: ok = hf_buf_json_string(&o->line, v[i].s ? v[i].s : "", v[i].s ? v[i].n : 0); break;
-		case HF_FIELD_REAL: ok = put_real(&o->line, v[i].d); break;
-		case HF_FIELD_JSON:
-			ok = v[i].s ? hf_buf_append(&o->line, v[i].s, v[i].n) : LIT("null");
-			break;
-		}
-		if (!ok)
-			return false;
-	}
-	return true;
-}
 
 /* ---- the queue ------------------------------------------------------------ */
 
@@ -309,7 +264,8 @@ static __attribute__((noinline)) hf_status type_index_slow(ndjson *w, const hf_t
 			b.len = 0;
 			ok = (d->fnames[i] = strdup(t->fields[i].name)) && hf_buf_append(&b, ",", 1) &&
 			     hf_buf_json_string(&b, t->fields[i].name, strlen(t->fields[i].name)) &&
-			     hf_buf_append(&b, ":", 1) && (d->keys[i] = malloc(b.len));
+			     hf_buf_append(&b, ":", 1) &&
+			     (d->keys[i] = calloc(1, b.len < KEY_PAD ? KEY_PAD : b.len));
 			if (ok) {
 				memcpy(d->keys[i], b.data, b.len);
 				d->keylen[i] = b.len;
@@ -351,72 +307,102 @@ static size_t q_values_size(const nd_type *t, const hf_value *v)
 	return n;
 }
 
-static void q_put_values(hf_queue *b, const nd_type *t, const hf_value *v)
+static uint8_t *q_put_values(uint8_t *d, const nd_type *t, const hf_value *v)
 {
 	for (size_t i = 0; i < t->nfields; i++) {
 		if (!v[i].present) {
-			b->q.data[b->q.len++] = 0;
+			*d++ = 0;
 			continue;
 		}
 		switch (t->kinds[i]) {
-		default: b->q.data[b->q.len++] = 0; break; /* no such kind: left out */
-		case HF_FIELD_INT: b->q.data[b->q.len++] = 1; hf_queue_put(b, &v[i].i, 8); break;
+		default: *d++ = 0; break; /* no such kind: left out */
+		case HF_FIELD_INT: *d++ = 1; memcpy(d, &v[i].i, 8); d += 8; break;
 		case HF_FIELD_ID:
-		case HF_FIELD_STRREF: b->q.data[b->q.len++] = 1; hf_queue_put(b, &v[i].u, 8); break;
-		case HF_FIELD_REAL: b->q.data[b->q.len++] = 1; hf_queue_put(b, &v[i].d, 8); break;
+		case HF_FIELD_STRREF: *d++ = 1; memcpy(d, &v[i].u, 8); d += 8; break;
+		case HF_FIELD_REAL: *d++ = 1; memcpy(d, &v[i].d, 8); d += 8; break;
 		case HF_FIELD_TEXT:
 		case HF_FIELD_JSON: {
 			uint64_t n = v[i].s ? v[i].n : 0;
-			b->q.data[b->q.len++] = v[i].s ? 1 : 2;
-			hf_queue_put(b, &n, 8);
-			if (v[i].s)
-				hf_queue_put(b, v[i].s, v[i].n);
-		}
-		}
-	}
-}
-
-/* The values back in o->vals, their texts pointing into the block. */
-static bool q_get_values(nd_out *o, const uint8_t **p, const nd_type *t, const hf_value **out)
-{
-	if (t->nfields > o->vals_cap) {
-		hf_value *v = realloc(o->vals, t->nfields * sizeof *v);
-		if (!v)
-			return false;
-		o->vals = v;
-		o->vals_cap = t->nfields;
-	}
-	hf_value *v = o->vals;
-	for (size_t i = 0; i < t->nfields; i++) {
-		uint8_t tag = *(*p)++;
-		memset(&v[i], 0, sizeof v[i]);
-		if (!tag)
-			continue;
-		v[i].present = 1;
-		switch (t->kinds[i]) {
-		case HF_FIELD_INT: hf_queue_get(p, &v[i].i, 8); break;
-		case HF_FIELD_ID:
-		case HF_FIELD_STRREF: hf_queue_get(p, &v[i].u, 8); break;
-		case HF_FIELD_REAL: hf_queue_get(p, &v[i].d, 8); break;
-		case HF_FIELD_TEXT:
-		case HF_FIELD_JSON: {
-			uint64_t n;
-			hf_queue_get(p, &n, 8);
-			if (tag == 1) {
-				v[i].s = (const char *)*p;
-				v[i].n = (size_t)n;
-				*p += n;
+			*d++ = v[i].s ? 1 : 2;
+			memcpy(d, &n, 8);
+			d += 8;
+			if (v[i].s) {
+				memcpy(d, v[i].s, v[i].n);
+				d += v[i].n;
 			}
 		}
 		}
 	}
-	*out = v;
-	return true;
+	return d;
+}
+
+/* Queues values: hf_queue_room(q, q_values_size()) first. */
+static void q_values(hf_queue *q, const nd_type *t, const hf_value *v)
+{
+	q->q.len = (size_t)(q_put_values(q->q.data + q->q.len, t, v) - q->q.data);
+}
+
+static bool put_real(hf_buf *b, double d)
+{
+	if (!isfinite(d))
+		return hf_buf_append(b, "null", 4);
+	char tmp[40];
+	int n = snprintf(tmp, sizeof tmp, "%.17g", d);
+	/* Keep it a JSON number that reads back as a real. */
+	bool plain = !strpbrk(tmp, ".eEn");
+	return hf_buf_append(b, tmp, (size_t)n) && (!plain || hf_buf_append(b, ".0", 2));
+}
+
+/* The values as queued (q_put_values) at *p, as the line's members; *p
+ * past them.  Formatted from the queue's bytes, without hf_value between
+ * (its copy and read back were 8 % of hprof2ndjson's instructions). */
+static bool put_values(nd_out *o, const nd_type *t, const uint8_t **pp)
+{
+	const uint8_t *p = *pp;
+	bool ok = true;
+	for (size_t i = 0; i < t->nfields && ok; i++) {
+		uint8_t tag = *p++;
+		if (!tag)
+			continue;
+		size_t kl = t->keylen[i];
+		if (!hf_buf_reserve(&o->line, kl + KEY_PAD + 24))
+			return false;
+		char *c = (char *)o->line.data + o->line.len;
+		if (kl <= KEY_PAD)
+			memcpy(c, t->keys[i], KEY_PAD); /* a fixed size: no call */
+		else
+			memcpy(c, t->keys[i], kl);
+		c += kl;
+		o->line.len += kl;
+		uint64_t u;
+		memcpy(&u, p, 8);
+		p += 8;
+		switch (t->kinds[i]) {
+		case HF_FIELD_INT: o->line.len = (size_t)(put_i64(c, (int64_t)u) - (char *)o->line.data); break;
+		case HF_FIELD_ID:
+		case HF_FIELD_STRREF: o->line.len = (size_t)(put_u64(c, u) - (char *)o->line.data); break;
+		case HF_FIELD_REAL: {
+			double d;
+			memcpy(&d, &u, 8);
+			ok = put_real(&o->line, d);
+			break;
+		}
+		case HF_FIELD_TEXT:
+			ok = hf_buf_json_string(&o->line, (const char *)p, tag == 1 ? (size_t)u : 0);
+			p += tag == 1 ? u : 0;
+			break;
+		default: /* HF_FIELD_JSON */
+			ok = tag == 1 ? hf_buf_append(&o->line, p, (size_t)u) : LIT("null");
+			p += tag == 1 ? u : 0;
+		}
+	}
+	*pp = p;
+	return ok;
 }
 
 /* ---- formatting (on the thread) ------------------------------------------- */
 
-static hf_status fmt_node(ndjson *w, nd_out *o, const nd_type *t, const hf_node *n, const hf_value *v,
+static hf_status fmt_node(ndjson *w, nd_out *o, const nd_type *t, const hf_node *n, const uint8_t **v,
                           hf_error *err)
 {
 	B(hf_buf_reserve(&o->line, 256));
@@ -459,7 +445,7 @@ static hf_status fmt_edge(ndjson *w, nd_out *o, const hf_edge *e, hf_error *err)
 {
 	B(hf_buf_reserve(&o->line, 256));
 	char *p = (char *)o->line.data + o->line.len;
-	memcpy(p, o->edge_head, o->edge_head_len);
+	memcpy(p, o->edge_head, sizeof o->edge_head); /* a fixed size: no call */
 	p += o->edge_head_len;
 	p = put_u64(p, e->dest);
 	p = PUT(p, ",\"label\":");
@@ -473,11 +459,15 @@ static hf_status fmt_edge(ndjson *w, nd_out *o, const hf_edge *e, hf_error *err)
 	return HF_OK;
 }
 
+/* A string line up to its text. */
+static bool string_head(nd_out *o, uint64_t id)
+{
+	return LIT("{\"record\":\"string\",\"id\":") && hf_buf_u64(&o->line, id) && LIT(",\"data\":");
+}
+
 static hf_status fmt_string(ndjson *w, nd_out *o, uint64_t id, const char *utf8, size_t len, hf_error *err)
 {
-	B(LIT("{\"record\":\"string\",\"id\":"));
-	B(hf_buf_u64(&o->line, id));
-	B(LIT(",\"data\":"));
+	B(string_head(o, id));
 	B(hf_buf_json_string(&o->line, utf8, len));
 	return end_line(w, o, err);
 }
@@ -487,17 +477,16 @@ static hf_status fmt_string(ndjson *w, nd_out *o, uint64_t id, const char *utf8,
  * samples, all on the parsing thread, which set the pace (the Android-like
  * benchmark dump to /dev/null 2.06 -> 1.82 s; to a file, where this thread
  * is now as busy as the parser, 2.05 -> 1.97 s: medians of five
- * alternated runs). */
+ * alternated runs).  Decoded and escaped in one pass (hf_buf_json_text). */
 static hf_status fmt_string_encoded(ndjson *w, nd_out *o, uint64_t id, hf_text_encoding enc,
                                     const uint8_t *data, size_t nunits, hf_error *err)
 {
-	o->text.len = 0;
-	B(hf_buf_reserve(&o->text, HF_TEXT_OUT_MAX(nunits)));
-	size_t n = hf_text_decode(enc, data, nunits, (char *)o->text.data);
-	return fmt_string(w, o, id, (const char *)o->text.data, n, err);
+	B(string_head(o, id));
+	B(hf_buf_json_text(&o->line, enc, data, nunits));
+	return end_line(w, o, err);
 }
 
-static hf_status fmt_record(ndjson *w, nd_out *o, const nd_type *t, const hf_value *v, hf_error *err)
+static hf_status fmt_record(ndjson *w, nd_out *o, const nd_type *t, const uint8_t **v, hf_error *err)
 {
 	B(hf_buf_append(&o->line, t->head, t->headlen));
 	B(put_values(o, t, v));
@@ -515,7 +504,6 @@ static hf_status run_block(void *ctx, const uint8_t *p, const uint8_t *end, hf_e
 	while (p < end && !st) {
 		uint8_t tag = *p++;
 		uint32_t ti;
-		const hf_value *v;
 		switch (tag) {
 		case Q_NODE: {
 			hf_node n;
@@ -526,9 +514,7 @@ static hf_status run_block(void *ctx, const uint8_t *p, const uint8_t *end, hf_e
 			hf_queue_get(&p, &n.class_id, 8);
 			hf_queue_get(&p, &n.size, 8);
 			hf_queue_get(&p, &n.heap, 4);
-			if (!q_get_values(o, &p, &types[ti], &v))
-				return hf_error_set(err, HF_ERR_NOMEM, "out of memory");
-			st = fmt_node(w, o, &types[ti], &n, v, err);
+			st = fmt_node(w, o, &types[ti], &n, &p, err);
 			break;
 		}
 		case Q_EDGE: {
@@ -578,9 +564,7 @@ static hf_status run_block(void *ctx, const uint8_t *p, const uint8_t *end, hf_e
 		}
 		default: /* Q_RECORD */
 			hf_queue_get(&p, &ti, 4);
-			if (!q_get_values(o, &p, &types[ti], &v))
-				return hf_error_set(err, HF_ERR_NOMEM, "out of memory");
-			st = fmt_record(w, o, &types[ti], v, err);
+			st = fmt_record(w, o, &types[ti], &p, err);
 		}
 	}
 	return st;
@@ -689,6 +673,24 @@ hf_status hf_ndjson_string_encoded(hf_sink *s, uint64_t id, hf_text_encoding enc
 	return HF_OK;
 }
 
+/* A node (n) or record (n NULL) too large for a queue block, formatted on
+ * the caller's thread with the queue drained: its values put in a block
+ * of their own (need bytes, at least theirs) for put_values.  A copy of
+ * its texts for a moment (a huge array's values with --values: at most
+ * --values-limit), for one way of formatting values. */
+static hf_status fmt_big(ndjson *w, const nd_type *t, const hf_node *n, const hf_value *v, size_t need,
+                         hf_error *err)
+{
+	uint8_t *block = malloc(need);
+	if (!block)
+		return hf_error_set(err, HF_ERR_NOMEM, "out of memory");
+	q_put_values(block, t, v);
+	const uint8_t *p = block;
+	hf_status st = n ? fmt_node(w, w->out, t, n, &p, err) : fmt_record(w, w->out, t, &p, err);
+	free(block);
+	return st;
+}
+
 static hf_status nd_node(hf_sink *s, const hf_node *n, hf_error *err)
 {
 	ndjson *w = s->impl;
@@ -699,7 +701,7 @@ static hf_status nd_node(hf_sink *s, const hf_node *n, hf_error *err)
 	const nd_type *t = &w->types[ti];
 	size_t need = 1 + 36 + q_values_size(t, n->values);
 	if (need > QUEUE_BLOCK)
-		return (st = hf_queue_drain(&w->queue, err)) ? st : fmt_node(w, w->out, t, n, n->values, err);
+		return (st = hf_queue_drain(&w->queue, err)) ? st : fmt_big(w, t, n, n->values, need, err);
 	if ((st = hf_queue_room(&w->queue, need, err)))
 		return st;
 	w->queue.q.data[w->queue.q.len++] = Q_NODE;
@@ -709,7 +711,7 @@ static hf_status nd_node(hf_sink *s, const hf_node *n, hf_error *err)
 	hf_queue_put(&w->queue, &n->class_id, 8);
 	hf_queue_put(&w->queue, &n->size, 8);
 	hf_queue_put(&w->queue, &n->heap, 4);
-	q_put_values(&w->queue, t, n->values);
+	q_values(&w->queue, t, n->values);
 	return HF_OK;
 }
 
@@ -774,12 +776,12 @@ static hf_status nd_record(hf_sink *s, const hf_record *r, hf_error *err)
 	const nd_type *t = &w->types[ti];
 	size_t need = 1 + 4 + q_values_size(t, r->values);
 	if (need > QUEUE_BLOCK)
-		return (st = hf_queue_drain(&w->queue, err)) ? st : fmt_record(w, w->out, t, r->values, err);
+		return (st = hf_queue_drain(&w->queue, err)) ? st : fmt_big(w, t, NULL, r->values, need, err);
 	if ((st = hf_queue_room(&w->queue, need, err)))
 		return st;
 	w->queue.q.data[w->queue.q.len++] = Q_RECORD;
 	hf_queue_put(&w->queue, &ti, 4);
-	q_put_values(&w->queue, t, r->values);
+	q_values(&w->queue, t, r->values);
 	return HF_OK;
 }
 
@@ -840,8 +842,6 @@ static void nd_destroy(hf_sink *s, int success)
 	hf_temp_drop(&w->tmp);
 	free(w->path);
 	hf_buf_free(&w->out->line);
-	hf_buf_free(&w->out->text);
-	free(w->out->vals);
 	free(w->out);
 	free(w);
 }
