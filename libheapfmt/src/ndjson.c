@@ -681,7 +681,9 @@ hf_status hf_ndjson_string_encoded(hf_sink *s, uint64_t id, hf_text_encoding enc
 static hf_status fmt_big(ndjson *w, const nd_type *t, const hf_node *n, const hf_value *v, size_t need,
                          hf_error *err)
 {
-	uint8_t *block = malloc(need);
+	uint8_t *block = calloc(1, need); /* zeroed: the static analyser could not
+	                                   * tell that put_values reads only what
+	                                   * q_put_values wrote */
 	if (!block)
 		return hf_error_set(err, HF_ERR_NOMEM, "out of memory");
 	q_put_values(block, t, v);
