@@ -18,6 +18,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "internal.h"
 #include "hprof_model.h"
+#include "input_impl.h"
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -3393,8 +3394,11 @@ static hf_status need_past_end(reader *r, heap_ctx *h, uint64_t start, int sub, 
 /* Peeks exactly n bytes of the current sub-record; of the elements of the
  * array *array when it is given (a piece of them, maybe: a file that ends
  * first is said to end inside the elements, not to be short of the piece). */
-static hf_status need_of(reader *r, heap_ctx *h, uint64_t start, int sub, size_t n,
-                         const uint8_t **p, const uint64_t *array)
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static hf_status need_slow(reader *r, heap_ctx *h, uint64_t start, int sub, size_t n,
+                           const uint8_t **p, const uint64_t *array)
 {
 	hf_status st;
 	if (n > h->left && (st = need_past_end(r, h, start, sub, n)))
@@ -3411,15 +3415,24 @@ static hf_status need_of(reader *r, heap_ctx *h, uint64_t start, int sub, size_t
 	return HF_OK;
 }
 
-static hf_status need(reader *r, heap_ctx *h, uint64_t start, int sub, size_t n,
-                      const uint8_t **p)
+/* need_slow's usual case inline: the bytes in the record and the window. */
+static inline hf_status need_of(reader *r, heap_ctx *h, uint64_t start, int sub, size_t n,
+                                const uint8_t **p, const uint64_t *array)
+{
+	if (n <= h->left && hf_input_window(r->in, n, p))
+		return HF_OK;
+	return need_slow(r, h, start, sub, n, p, array);
+}
+
+static inline hf_status need(reader *r, heap_ctx *h, uint64_t start, int sub, size_t n,
+                             const uint8_t **p)
 {
 	return need_of(r, h, start, sub, n, p, NULL);
 }
 
-static void take(reader *r, heap_ctx *h, size_t n)
+static inline void take(reader *r, heap_ctx *h, size_t n)
 {
-	hf_input_consume(r->in, n);
+	hf_input_take(r->in, n);
 	h->left -= n;
 }
 
@@ -4123,10 +4136,10 @@ static hf_status heap_record(reader *r, unsigned tag, uint64_t length, int to_eo
 			since_progress = 0;
 			progress(r);
 		}
-		uint64_t start = hf_input_offset(r->in);
+		uint64_t start = r->in->offset;
 		const uint8_t *p;
-		size_t avail;
-		if ((st = hf_input_peek(r->in, 1, &p, &avail, r->err)))
+		size_t avail = 1;
+		if (!hf_input_window(r->in, 1, &p) && (st = hf_input_peek(r->in, 1, &p, &avail, r->err)))
 			return st;
 		if (!avail) {
 			if (to_eof)

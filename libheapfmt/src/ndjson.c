@@ -307,14 +307,16 @@ static size_t q_values_size(const nd_type *t, const hf_value *v)
 	return n;
 }
 
-static uint8_t *q_put_values(uint8_t *d, const nd_type *t, const hf_value *v)
+static uint8_t *q_put_values(uint8_t *restrict d, const nd_type *t, const hf_value *v)
 {
-	for (size_t i = 0; i < t->nfields; i++) {
+	const size_t nf = t->nfields;
+	const hf_field_kind *kinds = t->kinds;
+	for (size_t i = 0; i < nf; i++) {
 		if (!v[i].present) {
 			*d++ = 0;
 			continue;
 		}
-		switch (t->kinds[i]) {
+		switch (kinds[i]) {
 		default: *d++ = 0; break; /* no such kind: left out */
 		case HF_FIELD_INT: *d++ = 1; memcpy(d, &v[i].i, 8); d += 8; break;
 		case HF_FIELD_ID:
@@ -706,14 +708,17 @@ static hf_status nd_node(hf_sink *s, const hf_node *n, hf_error *err)
 		return (st = hf_queue_drain(&w->queue, err)) ? st : fmt_big(w, t, n, n->values, need, err);
 	if ((st = hf_queue_room(&w->queue, need, err)))
 		return st;
-	w->queue.q.data[w->queue.q.len++] = Q_NODE;
-	hf_queue_put(&w->queue, &ti, 4);
-	hf_queue_put(&w->queue, &n->id, 8);
-	hf_queue_put(&w->queue, &n->dump, 4);
-	hf_queue_put(&w->queue, &n->class_id, 8);
-	hf_queue_put(&w->queue, &n->size, 8);
-	hf_queue_put(&w->queue, &n->heap, 4);
-	q_values(&w->queue, t, n->values);
+	/* At fixed offsets through one pointer: through the queue's own
+	 * fields, each byte stored made the compiler load them again. */
+	uint8_t *d = w->queue.q.data + w->queue.q.len;
+	d[0] = Q_NODE;
+	memcpy(d + 1, &ti, 4);
+	memcpy(d + 5, &n->id, 8);
+	memcpy(d + 13, &n->dump, 4);
+	memcpy(d + 17, &n->class_id, 8);
+	memcpy(d + 25, &n->size, 8);
+	memcpy(d + 33, &n->heap, 4);
+	w->queue.q.len = (size_t)(q_put_values(d + 37, t, n->values) - w->queue.q.data);
 	return HF_OK;
 }
 
