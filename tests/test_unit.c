@@ -225,7 +225,6 @@ static void test_json_text(void)
 	                                0x7FF, 0x800, 0xFFFF, 0xD83D, 0xDE00, 0xDBFF, 0xDC00, 0xD800 };
 	uint32_t seed = 4242;
 	uint16_t v[80];
-	uint8_t data[2 * 80 + 16];
 	char *utf8 = malloc(HF_TEXT_OUT_MAX(80));
 	hf_buf a, b;
 	hf_buf_init(&a);
@@ -255,7 +254,12 @@ static void test_json_text(void)
 					v[i] = what == 2 || what == 3 ? (uint16_t)(0x80 | (v[i] & 0x7F)) : (uint16_t)(v[i] & 0xFF);
 			}
 		}
-		uint8_t *d = data + off;
+		/* The input in a block of its size, after off bytes: a read past
+		 * it is one past the block (ASan). */
+		size_t bytes = enc == HF_TEXT_LATIN1 ? units : 2 * units;
+		uint8_t *block = malloc(off + bytes + 1), *d = block + off;
+		if (!block)
+			break;
 		for (size_t i = 0; i < units; i++) {
 			if (enc == HF_TEXT_LATIN1) {
 				d[i] = (uint8_t)v[i];
@@ -266,10 +270,19 @@ static void test_json_text(void)
 			}
 		}
 		size_t n = hf_text_decode(enc, d, units, utf8);
-		a.len = b.len = 0;
+		a.len = 0;
 		hf_buf_append(&a, "x", 1);
-		hf_buf_append(&b, "x", 1);
-		bool oka = hf_buf_json_string(&a, utf8, n), okb = hf_buf_json_text(&b, enc, d, units);
+		/* The output in a block of just what hf_buf_json_text reserves
+		 * (six bytes a unit and 34): a store past that is one past the
+		 * block. */
+		hf_buf_free(&b);
+		b.cap = 1 + 6 * units + 34;
+		b.data = malloc(b.cap);
+		b.len = 1;
+		if (b.data)
+			b.data[0] = 'x';
+		bool oka = hf_buf_json_string(&a, utf8, n), okb = b.data && hf_buf_json_text(&b, enc, d, units);
+		free(block);
 		if (!oka || !okb || a.len != b.len || memcmp(a.data, b.data, a.len)) {
 			CHECK(0, "json text round %d (encoding %d, %zu units): %.*s against %.*s", round, (int)enc,
 			      units, (int)b.len, (char *)b.data, (int)a.len, (char *)a.data);
@@ -277,6 +290,36 @@ static void test_json_text(void)
 		}
 	}
 	CHECK(!bad, "hf_buf_json_text as decoding and escaping, 30000 texts");
+	/* A text of several of its pieces (65,536 units), with a surrogate
+	 * pair across each boundary, a high one alone just before one, a pair
+	 * right after one, and escapes and two-byte blocks between. */
+	enum { LONG = 3 * 65536 + 100 };
+	uint8_t *lt = malloc(2 * (size_t)LONG);
+	char *lu = malloc(HF_TEXT_OUT_MAX((size_t)LONG));
+	for (int le = 0; le < 2 && lt && lu; le++) {
+		for (size_t i = 0; i < LONG; i++) {
+			uint16_t u = i % 97 == 0 ? '"' : i % 89 == 0 ? 0x0A : i % 1000 < 40 ? (uint16_t)(0xE0 + i % 20)
+			             : (uint16_t)('a' + i % 26);
+			size_t m = i % 65536;
+			if ((i / 65536 == 1 && m == 65535) || (i / 65536 == 2 && m == 0))
+				u = m == 65535 ? 0xD83D : 0xDE00;        /* a pair across */
+			if (i / 65536 == 2 && m == 65535)
+				u = 0xD801;                              /* a high one alone */
+			if (i / 65536 == 3 && (m == 0 || m == 1))
+				u = m == 0 ? 0xDBFF : 0xDFFF;            /* a pair after one */
+			lt[2 * i + !le] = (uint8_t)u;
+			lt[2 * i + le] = (uint8_t)(u >> 8);
+		}
+		hf_text_encoding enc = le ? HF_TEXT_UTF16LE : HF_TEXT_UTF16BE;
+		size_t n = hf_text_decode(enc, lt, LONG, lu);
+		a.len = b.len = 0;
+		bool oka = hf_buf_json_string(&a, lu, n), okb = hf_buf_json_text(&b, enc, lt, LONG);
+		CHECK(oka && okb && a.len == b.len && !memcmp(a.data, b.data, a.len),
+		      "a text of %d units in pieces (%s): %zu bytes against %zu", (int)LONG, le ? "le" : "be", b.len,
+		      a.len);
+	}
+	free(lt);
+	free(lu);
 	free(utf8);
 	hf_buf_free(&a);
 	hf_buf_free(&b);
@@ -1126,7 +1169,12 @@ static void test_ndjson_queue(void)
 		return;
 	}
 	static const hf_field fa[] = { { "a", HF_FIELD_INT, NULL, 0 } };
-	static const hf_field fb[] = { { "b", HF_FIELD_TEXT, NULL, 0 }, { "c\"", HF_FIELD_ID, NULL, 0 } };
+	/* Values of every kind: a key longer than the writer copies at a fixed
+	 * size, a text and a JSON value present without text, a real. */
+	static const hf_field fb[] = { { "b", HF_FIELD_TEXT, NULL, 0 }, { "c\"", HF_FIELD_ID, NULL, 0 },
+	                               { "a_field_name_longer_than_thirty_two_bytes", HF_FIELD_INT, NULL, 0 },
+	                               { "none", HF_FIELD_TEXT, NULL, 0 }, { "nojson", HF_FIELD_JSON, NULL, 0 },
+	                               { "r", HF_FIELD_REAL, NULL, 0 } };
 	static const hf_type edge_t = { HF_TYPE_EDGE, 7, "ref", NULL, NULL, 0, "none", NULL };
 	hf_type t = { HF_TYPE_NODE, 1, "one", NULL, fa, 1, NULL, NULL };
 	hf_value va[1] = { { .i = -5, .present = 1 } };
@@ -1134,8 +1182,9 @@ static void test_ndjson_queue(void)
 	hf_status st = hf_sink_node(sink, &n, &err);
 	/* The same hf_type, rebuilt with other fields. */
 	char text[] = "x\ny";
-	t = (hf_type){ HF_TYPE_NODE, 2, "two", NULL, fb, 2, NULL, NULL };
-	hf_value vb[2] = { { .s = text, .n = 3, .present = 1 }, { .u = 42, .present = 1 } };
+	t = (hf_type){ HF_TYPE_NODE, 2, "two", NULL, fb, 6, NULL, NULL };
+	hf_value vb[6] = { { .s = text, .n = 3, .present = 1 }, { .u = 42, .present = 1 }, { .i = -7, .present = 1 },
+	                   { .present = 1 }, { .present = 1 }, { .d = 1.5, .present = 1 } };
 	n.id = 2;
 	n.values = vb;
 	if (!st)
@@ -1160,6 +1209,18 @@ static void test_ndjson_queue(void)
 	n.id = 4;
 	if (!st)
 		st = hf_sink_node(sink, &n, &err);
+	/* A node larger than a queue block: formatted in its place, its text
+	 * taken where the caller has it. */
+	static const hf_field fd[] = { { "big", HF_FIELD_TEXT, NULL, 0 }, { "j", HF_FIELD_JSON, NULL, 0 } };
+	hf_type td = { HF_TYPE_NODE, 4, "four", NULL, fd, 2, NULL, NULL };
+	char *bigtext = malloc(2 << 20);
+	if (bigtext)
+		memset(bigtext, 'q', 2 << 20);
+	hf_value vd[2] = { { .s = bigtext, .n = 2 << 20, .present = 1 }, { .s = "[1]", .n = 3, .present = 1 } };
+	hf_node nd = { &td, 5, 0, 9, 16, 0, vd };
+	if (!st)
+		st = bigtext ? hf_sink_node(sink, &nd, &err) : HF_ERR_NOMEM;
+	free(bigtext);
 	/* Enough edges for several hand-offs to the thread, then a record type
 	 * first met while it runs, then metadata (written by the caller). */
 	enum { EDGES = 100000 };
@@ -1206,10 +1267,12 @@ static void test_ndjson_queue(void)
 	static const char *const head[] = {
 		"{\"record\":\"node\",\"identifier\":1,\"subtype\":1,\"dump\":0,\"class\":9,\"size\":16,\"heap\":0,\"a\":-5}\n",
 		("{\"record\":\"node\",\"identifier\":2,\"subtype\":2,\"dump\":0,\"class\":9,\"size\":16,\"heap\":0,"
-		 "\"b\":\"x\\ny\",\"c\\\"\":42}\n"),
+		 "\"b\":\"x\\ny\",\"c\\\"\":42,\"a_field_name_longer_than_thirty_two_bytes\":-7,\"none\":\"\","
+		 "\"nojson\":null,\"r\":1.5}\n"),
 		"{\"record\":\"node\",\"identifier\":3,\"subtype\":3,\"dump\":0,\"class\":9,\"size\":16,\"heap\":0,\"a\":-5}\n",
 		"{\"record\":\"string\",\"id\":77,\"data\":\"qqqq",
 		"{\"record\":\"node\",\"identifier\":4,\"subtype\":3,\"dump\":0,\"class\":9,\"size\":16,\"heap\":0,\"a\":-5}\n",
+		"{\"record\":\"node\",\"identifier\":5,\"subtype\":4,\"dump\":0,\"class\":9,\"size\":16,\"heap\":0,\"big\":\"qqqq",
 	};
 	enum { HEAD = sizeof head / sizeof *head };
 	size_t k = 0, edges = 0, bad_edges = 0;
@@ -1219,6 +1282,11 @@ static void test_ndjson_queue(void)
 			size_t len = strlen(line);
 			CHECK(len == 35 + BIG + 3 && !strncmp(line, head[k], strlen(head[k])) &&
 			      !strcmp(line + len - 6, "qqq\"}\n"), "the 3 MiB string's line (%zu bytes)", len);
+		} else if (k == 5) {
+			size_t len = strlen(line);
+			static const char tail[] = "qqq\",\"j\":[1]}\n";
+			CHECK(len == strlen(head[k]) - 4 + (2 << 20) + sizeof tail - 4 && !strncmp(line, head[k], strlen(head[k])) &&
+			      !strcmp(line + len - (sizeof tail - 1), tail), "the 2 MiB node's line (%zu bytes)", len);
 		} else if (k < HEAD) {
 			CHECK_STR(line, head[k], "node line");
 		} else if (k < HEAD + EDGES) {
@@ -1774,6 +1842,11 @@ static void writebehind_file(int mode)
 	hf_writebehind_test_direct = direct;
 	hf_writebehind_test_refuse = mode == WB_REFUSED || mode == WB_LENT_REFUSED ? 3 : 0;
 	hf_writebehind_test_cache = mode == WB_CACHED || mode == WB_LENT_CACHED ? (uint64_t)12 << 20 : 0;
+	/* Where the split is checked byte for byte, the writes wait for a
+	 * disk that lags instead of sending a buffer's worth through the page
+	 * cache (the checks below failed once in six runs with the disk busy:
+	 * 57,344 bytes so, or 27.3 of the 28 MiB lent). */
+	hf_writebehind_test_wait = mode != WB_CACHED && mode != WB_LENT_CACHED;
 	bool lend = mode == WB_LENT || mode == WB_LENT_CACHED || mode == WB_LENT_REFUSED;
 	int saved_stderr = -1;
 	if (mode == WB_SHARED_STDERR) {
@@ -1810,6 +1883,7 @@ static void writebehind_file(int mode)
 	}
 	hf_writebehind_test_direct = 1;
 	hf_writebehind_test_refuse = 0;
+	hf_writebehind_test_wait = 0;
 	CHECK_EQ_U((uint64_t)lseek(fd, 0, SEEK_CUR), total, "writebehind: the descriptor at the end");
 	CHECK(mode == WB_REFUSED || mode == WB_LENT_REFUSED || mode == WB_CACHED || mode == WB_LENT_CACHED ||
 	      wb.written_behind >= (uint64_t)32 << 20,
@@ -1838,12 +1912,7 @@ static void writebehind_file(int mode)
 		      wb.written_direct >= (uint64_t)32 << 20,
 		      "writebehind (%s): %llu bytes direct, %llu of them without a copy", how,
 		      (unsigned long long)wb.written_direct, (unsigned long long)wb.written_lent);
-		/* Some may go through the page cache when the disk lags (a
-		 * buffer not free within WB_DISK_WAIT_MS): what the file's
-		 * size allows, no more (a check for none failed once in six
-		 * runs here). */
-		CHECK(wb.written_direct + wb.written_cached <= total, "writebehind (%s): %llu direct, %llu cached",
-		      how, (unsigned long long)wb.written_direct, (unsigned long long)wb.written_cached);
+		CHECK_EQ_U(wb.written_cached, 0, "writebehind: nothing through the page cache past the start");
 	} else if ((mode == WB_CACHED || mode == WB_LENT_CACHED) && dfd >= 0) {
 		/* The first buffer direct, then the page cache's 12 MiB (less the
 		 * head's 4 bytes and what would pass them), then direct again. */
@@ -1860,8 +1929,7 @@ static void writebehind_file(int mode)
 	} else if (direct && dfd >= 0 && mode != WB_SHARED_STDERR) {
 		CHECK(wb.written_direct >= (uint64_t)32 << 20, "writebehind (%s): %llu bytes written direct",
 		      how, (unsigned long long)wb.written_direct);
-		CHECK(wb.written_direct + wb.written_cached <= total, "writebehind (%s): %llu direct, %llu cached",
-		      how, (unsigned long long)wb.written_direct, (unsigned long long)wb.written_cached);
+		CHECK_EQ_U(wb.written_cached, 0, "writebehind: nothing through the page cache past the start");
 	} else {
 		CHECK_EQ_U(wb.written_direct, 0, "writebehind: no bytes written direct");
 	}

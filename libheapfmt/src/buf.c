@@ -80,9 +80,14 @@ static inline uint64_t json_special8(uint64_t w)
 	       ((bs - ones) & ~bs & high);
 }
 
+const char hf_json_esc[128] = {
+	'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'b', 't', 'n', 'u', 'f', 'r', 'u', 'u',
+	'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u',
+	['"'] = '"', ['\\'] = '\\',
+};
+
 bool hf_buf_json_string(hf_buf *b, const char *s, size_t n)
 {
-	static const char hex[] = "0123456789ABCDEF";
 	if (!hf_buf_reserve(b, n + 2))
 		return false;
 	b->data[b->len++] = '"';
@@ -99,29 +104,12 @@ bool hf_buf_json_string(hf_buf *b, const char *s, size_t n)
 		if (i >= n)
 			break;
 		unsigned char c = (unsigned char)s[i];
-		if (c >= 0x20 && c != '"' && c != '\\')
+		if (c >= 0x80 || !hf_json_esc[c])
 			continue;
-		if (!hf_buf_append(b, s + run, i - run))
+		if (!hf_buf_append(b, s + run, i - run) || !hf_buf_reserve(b, 6))
 			return false;
 		run = i + 1;
-		char esc[7];
-		size_t len = 2;
-		esc[0] = '\\';
-		switch (c) {
-		case '"': esc[1] = '"'; break;
-		case '\\': esc[1] = '\\'; break;
-		case '\b': esc[1] = 'b'; break;
-		case '\f': esc[1] = 'f'; break;
-		case '\n': esc[1] = 'n'; break;
-		case '\r': esc[1] = 'r'; break;
-		case '\t': esc[1] = 't'; break;
-		default:
-			esc[1] = 'u'; esc[2] = '0'; esc[3] = '0';
-			esc[4] = hex[c >> 4]; esc[5] = hex[c & 15];
-			len = 6;
-		}
-		if (!hf_buf_append(b, esc, len))
-			return false;
+		b->len = (size_t)(hf_json_ascii((char *)b->data + b->len, c) - (char *)b->data);
 	}
 	if (!hf_buf_append(b, s + run, n - run))
 		return false;

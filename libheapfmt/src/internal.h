@@ -125,6 +125,30 @@ bool hf_buf_printf(hf_buf *b, const char *fmt, ...)
 	;
 /* Appends a JSON string literal (with quotes) for UTF-8 text. */
 bool hf_buf_json_string(hf_buf *b, const char *s, size_t n);
+/* For each ASCII byte, 0 when it stands as it is in a JSON string, else
+ * the letter after the backslash ('u': \u00XX) (buf.c). */
+#if defined(__GNUC__)
+__attribute__((visibility("hidden"))) /* read directly, not through the GOT */
+#endif
+extern const char hf_json_esc[128];
+/* ASCII c into a JSON string at o (room for six bytes); returns the end. */
+static inline char *hf_json_ascii(char *o, unsigned c)
+{
+	char e = hf_json_esc[c];
+	if (!e) {
+		*o = (char)c;
+		return o + 1;
+	}
+	o[0] = '\\';
+	o[1] = e;
+	if (e != 'u')
+		return o + 2;
+	o[2] = '0';
+	o[3] = '0';
+	o[4] = "0123456789ABCDEF"[c >> 4];
+	o[5] = "0123456789ABCDEF"[c & 15];
+	return o + 6;
+}
 /* The same for an object key: U+0000 becomes U+FFFD, since jansson (and so
  * the NDJSON reader) refuses a key with a NUL in it. */
 bool hf_buf_json_key(hf_buf *b, const char *s, size_t n);
@@ -665,6 +689,10 @@ extern uint64_t hf_writebehind_test_start;
  * bytes from where it starts (0: the kernel's background limit); when set,
  * direct writes use it as if the disk were always behind. */
 extern uint64_t hf_writebehind_test_cache;
+/* For the tests: nonzero, a direct write waits for the disk however long
+ * it lags, never sending a buffer's worth through the page cache instead
+ * (the bytes' split is then the same in every run). */
+extern int hf_writebehind_test_wait;
 
 /* An errno that says the disk failed a write (EIO, ENOSPC, EDQUOT), to be
  * reported, rather than that a call is not supported here. */

@@ -297,7 +297,8 @@ hit:
 }
 
 /* Bytes values take in the queue: per field a byte (0 absent, 1 present,
- * 2 present without text), and the value (8 bytes, or a length and text). */
+ * 2 present without text), and the value (8 bytes, or a length and text;
+ * for fmt_big, 3: a length and the text's address). */
 static size_t q_values_size(const nd_type *t, const hf_value *v)
 {
 	size_t n = t->nfields;
@@ -307,7 +308,7 @@ static size_t q_values_size(const nd_type *t, const hf_value *v)
 	return n;
 }
 
-static uint8_t *q_put_values(uint8_t *restrict d, const nd_type *t, const hf_value *v)
+static uint8_t *q_put_values(uint8_t *restrict d, const nd_type *t, const hf_value *v, bool by_ref)
 {
 	const size_t nf = t->nfields;
 	const hf_field_kind *kinds = t->kinds;
@@ -325,10 +326,13 @@ static uint8_t *q_put_values(uint8_t *restrict d, const nd_type *t, const hf_val
 		case HF_FIELD_TEXT:
 		case HF_FIELD_JSON: {
 			uint64_t n = v[i].s ? v[i].n : 0;
-			*d++ = v[i].s ? 1 : 2;
+			*d++ = !v[i].s ? 2 : by_ref ? 3 : 1;
 			memcpy(d, &n, 8);
 			d += 8;
-			if (v[i].s) {
+			if (v[i].s && by_ref) {
+				memcpy(d, &v[i].s, sizeof v[i].s);
+				d += sizeof v[i].s;
+			} else if (v[i].s) {
 				memcpy(d, v[i].s, v[i].n);
 				d += v[i].n;
 			}
@@ -341,7 +345,7 @@ static uint8_t *q_put_values(uint8_t *restrict d, const nd_type *t, const hf_val
 /* Queues values: hf_queue_room(q, q_values_size()) first. */
 static void q_values(hf_queue *q, const nd_type *t, const hf_value *v)
 {
-	q->q.len = (size_t)(q_put_values(q->q.data + q->q.len, t, v) - q->q.data);
+	q->q.len = (size_t)(q_put_values(q->q.data + q->q.len, t, v, false) - q->q.data);
 }
 
 static bool put_real(hf_buf *b, double d)
@@ -389,13 +393,19 @@ static bool put_values(nd_out *o, const nd_type *t, const uint8_t **pp)
 			ok = put_real(&o->line, d);
 			break;
 		}
-		case HF_FIELD_TEXT:
-			ok = hf_buf_json_string(&o->line, (const char *)p, tag == 1 ? (size_t)u : 0);
-			p += tag == 1 ? u : 0;
-			break;
-		default: /* HF_FIELD_JSON */
-			ok = tag == 1 ? hf_buf_append(&o->line, p, (size_t)u) : LIT("null");
-			p += tag == 1 ? u : 0;
+		default: { /* HF_FIELD_TEXT, HF_FIELD_JSON */
+			const char *text = (const char *)p;
+			if (tag == 3) {
+				memcpy(&text, p, sizeof text);
+				p += sizeof text;
+			} else if (tag == 1) {
+				p += u;
+			}
+			if (t->kinds[i] == HF_FIELD_TEXT)
+				ok = hf_buf_json_string(&o->line, text, tag == 2 ? 0 : (size_t)u);
+			else
+				ok = tag != 2 ? hf_buf_append(&o->line, text, (size_t)u) : LIT("null");
+		}
 		}
 	}
 	*pp = p;
@@ -676,19 +686,17 @@ hf_status hf_ndjson_string_encoded(hf_sink *s, uint64_t id, hf_text_encoding enc
 }
 
 /* A node (n) or record (n NULL) too large for a queue block, formatted on
- * the caller's thread with the queue drained: its values put in a block
- * of their own (need bytes, at least theirs) for put_values.  A copy of
- * its texts for a moment (a huge array's values with --values: at most
- * --values-limit), for one way of formatting values. */
-static hf_status fmt_big(ndjson *w, const nd_type *t, const hf_node *n, const hf_value *v, size_t need,
-                         hf_error *err)
+ * the caller's thread with the queue drained: its values put in a block of
+ * their own for put_values, their texts by address (no copy of a huge
+ * value). */
+static hf_status fmt_big(ndjson *w, const nd_type *t, const hf_node *n, const hf_value *v, hf_error *err)
 {
-	uint8_t *block = calloc(1, need); /* zeroed: the static analyser could not
-	                                   * tell that put_values reads only what
-	                                   * q_put_values wrote */
-	if (!block)
+	/* zeroed: the static analyser could not tell that put_values reads
+	 * only what q_put_values wrote */
+	uint8_t *block = calloc(t->nfields, 1 + 8 + sizeof(const char *));
+	if (!block && t->nfields)
 		return hf_error_set(err, HF_ERR_NOMEM, "out of memory");
-	q_put_values(block, t, v);
+	q_put_values(block, t, v, true);
 	const uint8_t *p = block;
 	hf_status st = n ? fmt_node(w, w->out, t, n, &p, err) : fmt_record(w, w->out, t, &p, err);
 	free(block);
@@ -705,7 +713,7 @@ static hf_status nd_node(hf_sink *s, const hf_node *n, hf_error *err)
 	const nd_type *t = &w->types[ti];
 	size_t need = 1 + 36 + q_values_size(t, n->values);
 	if (need > QUEUE_BLOCK)
-		return (st = hf_queue_drain(&w->queue, err)) ? st : fmt_big(w, t, n, n->values, need, err);
+		return (st = hf_queue_drain(&w->queue, err)) ? st : fmt_big(w, t, n, n->values, err);
 	if ((st = hf_queue_room(&w->queue, need, err)))
 		return st;
 	/* At fixed offsets through one pointer: through the queue's own
@@ -718,7 +726,7 @@ static hf_status nd_node(hf_sink *s, const hf_node *n, hf_error *err)
 	memcpy(d + 17, &n->class_id, 8);
 	memcpy(d + 25, &n->size, 8);
 	memcpy(d + 33, &n->heap, 4);
-	w->queue.q.len = (size_t)(q_put_values(d + 37, t, n->values) - w->queue.q.data);
+	w->queue.q.len = (size_t)(q_put_values(d + 37, t, n->values, false) - w->queue.q.data);
 	return HF_OK;
 }
 
@@ -783,7 +791,7 @@ static hf_status nd_record(hf_sink *s, const hf_record *r, hf_error *err)
 	const nd_type *t = &w->types[ti];
 	size_t need = 1 + 4 + q_values_size(t, r->values);
 	if (need > QUEUE_BLOCK)
-		return (st = hf_queue_drain(&w->queue, err)) ? st : fmt_big(w, t, NULL, r->values, need, err);
+		return (st = hf_queue_drain(&w->queue, err)) ? st : fmt_big(w, t, NULL, r->values, err);
 	if ((st = hf_queue_room(&w->queue, need, err)))
 		return st;
 	w->queue.q.data[w->queue.q.len++] = Q_RECORD;

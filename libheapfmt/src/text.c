@@ -243,33 +243,6 @@ size_t hf_text_decode(hf_text_encoding enc, const uint8_t *in, size_t nunits, ch
  * well-formed UTF-8, which the escaper passes through.
  */
 
-/* For each ASCII byte, 0 when it stands as it is in a JSON string, else the
- * letter after the backslash ('u': \u00XX). */
-static const char json_esc[128] = {
-	'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'b', 't', 'n', 'u', 'f', 'r', 'u', 'u',
-	'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u',
-	['"'] = '"', ['\\'] = '\\',
-};
-
-/* ASCII c into the JSON string at o; returns the end. */
-static inline char *json_ascii(char *o, unsigned c)
-{
-	char e = json_esc[c];
-	if (!e) {
-		*o = (char)c;
-		return o + 1;
-	}
-	o[0] = '\\';
-	o[1] = e;
-	if (e != 'u')
-		return o + 2;
-	static const char hex[] = "0123456789ABCDEF";
-	memcpy(o + 2, "00", 2);
-	o[4] = hex[c >> 4];
-	o[5] = hex[c & 15];
-	return o + 6;
-}
-
 #ifdef __SSE2__
 /* Of 16 bytes that are ASCII, a bit for each one that needs an escape. */
 static inline unsigned json_special16(__m128i b)
@@ -340,7 +313,7 @@ static char *json_utf16(char *o, const uint8_t *in, size_t nunits, int le)
 			uint32_t u;
 			i += utf16_char(in + 2 * i, nunits - i, le, &u);
 			if (u < 0x80)
-				o = json_ascii(o, u);
+				o = hf_json_ascii(o, u);
 			else
 				o += put_char(o, u);
 		} while (i < end);
@@ -381,7 +354,7 @@ static char *json_latin1(char *o, const uint8_t *in, size_t n)
 		do {
 			unsigned c = in[i++];
 			if (c < 0x80) {
-				o = json_ascii(o, c);
+				o = hf_json_ascii(o, c);
 			} else {
 				o[0] = (char)(0xC0 | (c >> 6));
 				o[1] = (char)(0x80 | (c & 0x3F));
@@ -392,21 +365,42 @@ static char *json_latin1(char *o, const uint8_t *in, size_t n)
 	return o;
 }
 
+/* Units a time: what is reserved for them stays small (six bytes a unit)
+ * however long the text. */
+#define JSON_TEXT_CHUNK ((size_t)1 << 16)
+
 bool hf_buf_json_text(hf_buf *b, hf_text_encoding enc, const uint8_t *in, size_t nunits)
 {
-	/* At most six bytes a unit (\u00XX; a character takes at most three
-	 * a unit), the quotes, and the 16 a block store may write past. */
-	if (nunits > (SIZE_MAX - 32) / 6 || !hf_buf_reserve(b, 6 * nunits + 32))
-		return false;
-	char *o = (char *)b->data + b->len;
-	*o++ = '"';
-	if (enc == HF_TEXT_LATIN1)
-		o = json_latin1(o, in, nunits);
-	else
-		o = json_utf16(o, in, nunits, enc == HF_TEXT_UTF16LE);
-	*o++ = '"';
-	b->len = (size_t)(o - (char *)b->data);
-	return true;
+	int le = enc == HF_TEXT_UTF16LE;
+	for (size_t done = 0;;) {
+		size_t k = nunits - done;
+		if (k > JSON_TEXT_CHUNK) {
+			k = JSON_TEXT_CHUNK;
+			/* A high surrogate last goes with the next piece, where the
+			 * unit it may pair with is. */
+			const uint8_t *u = in + 2 * (done + k - 1);
+			if (enc != HF_TEXT_LATIN1 && ((le ? u[1] : u[0]) & 0xFC) == 0xD8)
+				k--;
+		}
+		/* At most six bytes a unit (\u00XX; a character takes at most
+		 * three a unit), the quotes, and the 16 a block store may write
+		 * past. */
+		if (!hf_buf_reserve(b, 6 * k + 34))
+			return false;
+		char *o = (char *)b->data + b->len;
+		if (!done)
+			*o++ = '"';
+		if (enc == HF_TEXT_LATIN1)
+			o = json_latin1(o, in + done, k);
+		else
+			o = json_utf16(o, in + 2 * done, k, le);
+		done += k;
+		if (done == nunits)
+			*o++ = '"';
+		b->len = (size_t)(o - (char *)b->data);
+		if (done == nunits)
+			return true;
+	}
 }
 
 void hf_iso8601_ms(uint64_t ms, char buf[40])

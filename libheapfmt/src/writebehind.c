@@ -44,6 +44,7 @@ uint64_t hf_writebehind_test_start;
 uint64_t hf_writebehind_test_cache;
 int hf_writebehind_test_direct = 1;
 unsigned hf_writebehind_test_refuse;
+int hf_writebehind_test_wait;
 
 /*
  * Direct writes.  Written behind, the output still passes through the page
@@ -463,7 +464,8 @@ static int direct_hand_off(hf_wb_direct *d, size_t len, bool may_defer)
 		pthread_cond_wait(&d->freed, &d->mu);
 	d->fill_off += len;
 	d->fill_len = 0;
-	if (may_defer && d->cache_left >= WB_DIRECT_BUF && (d->disk_behind || !next_free_soon(d)))
+	if (may_defer && !hf_writebehind_test_wait && d->cache_left >= WB_DIRECT_BUF &&
+	    (d->disk_behind || !next_free_soon(d)))
 		d->nofill = 1;
 	else
 		next_fill(d);
