@@ -36,7 +36,7 @@ struct hf_input {
 	z_stream zs;
 	int z_init, z_member_done;
 	uint64_t size;
-	gz_thread *gz;       /* running: the thread's, see above */
+	gz_thread *gz;       /* running: the thread's (input.c) */
 	int gz_failed;       /* no thread could be made: inflate here */
 	uint64_t raw_seen;   /* raw_offset as of the slot taken last */
 	/* A pipe's decoded bytes read ahead of the window (hf_input_spool_read):

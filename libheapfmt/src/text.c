@@ -238,7 +238,7 @@ size_t hf_text_decode(hf_text_encoding enc, const uint8_t *in, size_t nunits, ch
  * hf_buf_json_string in one pass, without the UTF-8 copy between them (the
  * NDJSON writer's formatting thread; the two passes were 17 % of the
  * instructions of hprof2ndjson of the Android-like 100 MB benchmark dump,
- * cachegrind).  The output is theirs byte for byte (test_unit.c checks it
+ * cachegrind).  The output is theirs byte for byte (test_text.c checks it
  * on random texts): only ASCII needs an escape, and the decoders' output is
  * well-formed UTF-8, which the escaper passes through.
  */
@@ -378,8 +378,7 @@ bool hf_buf_json_text(hf_buf *b, hf_text_encoding enc, const uint8_t *in, size_t
 			k = JSON_TEXT_CHUNK;
 			/* A high surrogate last goes with the next piece, where the
 			 * unit it may pair with is. */
-			const uint8_t *u = in + 2 * (done + k - 1);
-			if (enc != HF_TEXT_LATIN1 && ((le ? u[1] : u[0]) & 0xFC) == 0xD8)
+			if (enc != HF_TEXT_LATIN1 && (in[2 * (done + k - 1) + (le ? 1 : 0)] & 0xFC) == 0xD8)
 				k--;
 		}
 		/* At most six bytes a unit (\u00XX; a character takes at most
