@@ -342,12 +342,6 @@ static uint8_t *q_put_values(uint8_t *restrict d, const nd_type *t, const hf_val
 	return d;
 }
 
-/* Queues values: hf_queue_room(q, q_values_size()) first. */
-static void q_values(hf_queue *q, const nd_type *t, const hf_value *v)
-{
-	q->q.len = (size_t)(q_put_values(q->q.data + q->q.len, t, v, false) - q->q.data);
-}
-
 static bool put_real(hf_buf *b, double d)
 {
 	if (!isfinite(d))
@@ -794,9 +788,10 @@ static hf_status nd_record(hf_sink *s, const hf_record *r, hf_error *err)
 		return (st = hf_queue_drain(&w->queue, err)) ? st : fmt_big(w, t, NULL, r->values, err);
 	if ((st = hf_queue_room(&w->queue, need, err)))
 		return st;
-	w->queue.q.data[w->queue.q.len++] = Q_RECORD;
-	hf_queue_put(&w->queue, &ti, 4);
-	q_values(&w->queue, t, r->values);
+	uint8_t *d = w->queue.q.data + w->queue.q.len;
+	d[0] = Q_RECORD;
+	memcpy(d + 1, &ti, 4);
+	w->queue.q.len = (size_t)(q_put_values(d + 5, t, r->values, false) - w->queue.q.data);
 	return HF_OK;
 }
 
