@@ -1417,13 +1417,10 @@ static hf_status db_finish(hf_sink *s, hf_error *err)
 		w->types[i].insert = NULL;
 		batch_free(&w->types[i].rows);
 	}
-	int e = hf_directdb_finish(w->db, NULL);
-	if (e)
-		return hf_error_set(err, HF_ERR_IO, "writing %s: %s", w->tmp, strerror(e));
 	if (sqlite3_close(w->db) != SQLITE_OK)
 		return hf_error_set(err, HF_ERR_IO, "SQLite: cannot close %s", w->tmp);
 	w->db = NULL;
-	e = hf_dropbehind_stop(&w->behind);
+	int e = hf_dropbehind_stop(&w->behind);
 	if (e)
 		return hf_error_set(err, HF_ERR_IO, "writing %s: %s", w->tmp, strerror(e));
 	if (!w->opt.force && access(w->path, F_OK) == 0)
@@ -1557,10 +1554,8 @@ hf_status hf_heapdb_sink_open(hf_sink **out, const char *path, const hf_heapdb_o
 	 * writes once it passes the dirty limit (dropbehind.c); SQLite opens
 	 * its own. */
 	hf_dropbehind_start(&w->behind, fd);
-	/* Past the same limit SQLite's writes go direct (directdb.c), and the
-	 * dropping finds nothing more to drop. */
 	if (sqlite3_open_v2(w->tmp, &w->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
-	                    hf_directdb_vfs()) !=
+	                    NULL) !=
 	    SQLITE_OK) {
 		hf_status st = hf_error_set(err, HF_ERR_IO, "SQLite: cannot open %s: %s", w->tmp,
 		                            w->db ? sqlite3_errmsg(w->db) : "out of memory");

@@ -737,28 +737,6 @@ int hf_dropbehind_stop(hf_dropbehind *d);
  * once and kept below the end. */
 extern uint64_t hf_dropbehind_test_start;
 
-/* ---- hf_directdb: SQLite's database written direct past a size -----------
- * (directdb.c) hf_directdb_vfs(): the name of a SQLite VFS over the default
- * one whose main databases opened to write are written with O_DIRECT, from
- * aligned buffers on a thread of their own, once a write ends past the
- * kernel's background dirty limit; NULL where there is none (then the
- * default VFS).  hf_directdb_finish(db) before sqlite3_close(db): waits for
- * the buffers and stops the thread; 0, or an errno of the disk's
- * (hf_disk_error) that a write saw, which SQLite may not have heard of;
- * *direct_bytes (may be NULL): the bytes written direct. */
-struct sqlite3;
-const char *hf_directdb_vfs(void);
-int hf_directdb_finish(struct sqlite3 *db, uint64_t *direct_bytes);
-/* For the tests: the size past which writes go direct (0: the background
- * limit); the nth direct write (counted from 1, 0: none) and the ones after
- * it refused as a file system refuses O_DIRECT (EINVAL), or failed as a
- * failing disk fails them (EIO). */
-extern uint64_t hf_directdb_test_from;
-extern unsigned hf_directdb_test_refuse;
-extern unsigned hf_directdb_test_fail;
-/* For the tests: the bytes written direct, added to at each file's end. */
-extern uint64_t hf_directdb_test_bytes;
-
 /* ---- hf_huge: arrays read at random, on huge pages (bigmem.c) -------------
  * hf_huge_alloc(bytes): zeroed memory, like calloc, whose pages the kernel
  * may back with 2 MiB pages (Linux: an anonymous mapping aligned to 2 MiB
