@@ -1468,16 +1468,13 @@ static void dist_park(an *a, FILE **f)
 	/* A MiB at a time, pacing: written whole, the kernel's copy faulted
 	 * every released page of the array back within one call. */
 	size_t step = ((size_t)1 << 20) / sizeof *a->dist;
-	for (size_t done = 0; done < a->n; done += step) {
+	bool ok = true;
+	for (size_t done = 0; ok && done < a->n; done += step) {
 		size_t want = a->n - done < step ? a->n - done : step;
-		if (fwrite(a->dist + done, sizeof *a->dist, want, *f) != want) {
-			fclose(*f);
-			*f = NULL;
-			return;
-		}
+		ok = fwrite(a->dist + done, sizeof *a->dist, want, *f) == want;
 		hf_bigmem_pace(a->bm);
 	}
-	if (fflush(*f)) {
+	if (!ok || fflush(*f)) {
 		fclose(*f);
 		*f = NULL;
 		return;
