@@ -30,7 +30,7 @@
  *   thcr id=N name=TEXT | thnm id=N name=TEXT | thde id=N
  *   thst id=N state=N tid=N utime=N stime=N daemon=N
  *   hpif heap=N ts=N reason=N max=N size=N bytes=N objects=N
- *   hpst heap=N | hpen heap=N | nhst heap=N | nhen heap=N
+ *   hpst heap=N | hpen heap=N | nhst heap=N | nhen heap=N   [count=K: heaps N .. N+K-1]
  *   segment type=HPSG|HPSO|NHSG heap=N unit=N address=N offset=N units=+N
  *   run solidity=N kind=N units=N               a region (split into partial pairs
  *                                                past 256 units); 'zerorun' adds the
@@ -38,6 +38,8 @@
  *   endsegment
  *   request type=TYPE [byte=N]                  a host request (and an empty reply)
  *   debugger                                    a debugger's command and its reply
+ *   commands count=N                            N debugger commands whose replies
+ *                                                the capture does not hold
  *   reply bytes=N error=N                       a reply to a command the capture
  *                                                missed (a debugger's): N bytes of data
  *   raw type=TYPE bytes=N                        an unknown chunk of N bytes
@@ -691,17 +693,21 @@ static void stream_directive(const line *l)
 		        num(l, "bytes", 8388608), num(l, "objects", 100000));
 	} else if (!strcmp(c, "hpst") || !strcmp(c, "hpen") || !strcmp(c, "nhst") ||
 	           !strcmp(c, "nhen")) {
-		if (shape != SH_PAYLOAD)
-			u4(&p, (uint32_t)num(l, "heap", 1));
 		char up[5];
 		for (int i = 0; i < 4; i++)
 			up[i] = (char)toupper((unsigned char)c[i]);
 		up[4] = 0;
-		if (shape != SH_PAYLOAD)
-			chunk(up, &p, 0);
-		if (c[2] == 's')
-			ex_item("{\"what\":\"heap_dump\",\"dump\":%d,\"heap\":%lld,\"native\":%d}", ++dump_no,
-			        num(l, "heap", 1), c[0] == 'n');
+		long long heap = num(l, "heap", 1), count = num(l, "count", 1);
+		for (long long k = 0; k < count; k++) {
+			if (shape != SH_PAYLOAD) {
+				p.n = 0;
+				u4(&p, (uint32_t)(heap + k));
+				chunk(up, &p, 0);
+			}
+			if (c[2] == 's')
+				ex_item("{\"what\":\"heap_dump\",\"dump\":%d,\"heap\":%lld,\"native\":%d}",
+				        ++dump_no, heap + k, c[0] == 'n');
+		}
 	} else if (!strcmp(c, "segment")) {
 		seg_active = 1;
 		snprintf(seg_type, sizeof seg_type, "%s", arg(l, "type", "HPSG"));
@@ -776,6 +782,13 @@ static void stream_directive(const line *l)
 			packet_close();
 			other_packets += 3;
 		}
+	} else if (!strcmp(c, "commands")) {
+		if (shape == SH_JDWP)
+			for (long long i = num(l, "count", 1); i > 0; i--) {
+				packet_header(dbg_id++, 0, 1, 1); /* VirtualMachine.Version */
+				packet_close();
+				other_packets++;
+			}
 	} else if (!strcmp(c, "reply")) {
 		if (shape == SH_JDWP) {
 			/* Data like IDSizes' (u4 8 ...): nothing that reads as a chunk. */

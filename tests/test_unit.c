@@ -6,6 +6,7 @@
  * inflated on a second thread against the same on the caller's. */
 #define _GNU_SOURCE /* O_DIRECT */
 #include "../libheapfmt/src/internal.h"
+#include "../libheapfmt/src/ddm_model.h"
 #include "../libheapfmt/src/v8_model.h"
 #include "heapfmt/translate.h"
 #include "heapfmt/v8.h"
@@ -2290,8 +2291,57 @@ static void test_huge(void)
 	hf_huge_free(NULL, (size_t)4 << 20);
 }
 
+/* ddmlib's display form of a class descriptor, and its out-of-memory path:
+ * a name whose conversion cannot grow its buffer is an error, not a name cut
+ * short (an allocation report's class table went on with "" before). */
+static void test_descriptor_to_dot(void)
+{
+	static const char *const cases[][2] = {
+		{ "Ljava/lang/String;", "java.lang.String" }, { "[[I", "int[][]" },
+		{ "[Ljava/util/Map$Entry;", "java.util.Map$Entry[]" }, { "Z", "boolean" },
+		{ "Q", "Q" }, { "L;", "" }, { "[", "[]" }, { "", "" },
+	};
+	hf_buf b;
+	hf_buf_init(&b);
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		bool ok = ddm_descriptor_to_dot(cases[i][0], strlen(cases[i][0]), &b);
+		CHECK(ok && b.len == strlen(cases[i][1]) && (!b.len || !memcmp(b.data, cases[i][1], b.len)),
+		      "descriptor %s -> %s (got %.*s)", cases[i][0], cases[i][1], (int)b.len,
+		      b.data ? (const char *)b.data : "");
+	}
+	hf_buf_free(&b);
+	/* 3,000 dimensions of a 3,000-character class: 9,000 bytes of display
+	 * name, past a cap of 8,192 whichever append reaches it. */
+	char *d = malloc(6002);
+	CHECK(d != NULL, "descriptor: malloc");
+	if (!d)
+		return;
+	memset(d, '[', 3000);
+	d[3000] = 'L';
+	memset(d + 3001, 'a', 3000);
+	d[6001] = ';';
+	hf_buf_test_cap = 8192;
+	bool ok = ddm_descriptor_to_dot(d, 6002, &b);
+	CHECK(!ok, "descriptor: a name past the buffer's cap is an error");
+	hf_buf_free(&b);
+	/* The class alone (its 3,000 characters) fits, its dimensions do not. */
+	ok = ddm_descriptor_to_dot(d + 2999, 3003, &b);
+	CHECK(ok && b.len == 3002, "descriptor: one dimension under the cap (%zu bytes)", b.len);
+	hf_buf_free(&b);
+	ok = ddm_descriptor_to_dot(d + 3000, 3002, &b);
+	CHECK(ok && b.len == 3000, "descriptor: the class under the cap (%zu bytes)", b.len);
+	hf_buf_free(&b);
+	hf_buf_test_cap = 9000;
+	ok = ddm_descriptor_to_dot(d, 6002, &b);
+	CHECK(ok && b.len == 9000 && !memcmp(b.data + 8998, "[]", 2), "descriptor: at the cap (%zu bytes)", b.len);
+	hf_buf_test_cap = 0;
+	hf_buf_free(&b);
+	free(d);
+}
+
 int main(void)
 {
+	test_descriptor_to_dot();
 	test_json_escape();
 	test_map();
 	test_map_collisions();

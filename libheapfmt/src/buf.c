@@ -10,12 +10,14 @@ void hf_buf_free(hf_buf *b)
 	hf_buf_init(b);
 }
 
+size_t hf_buf_test_cap;
+
 bool hf_buf_grow(hf_buf *b, size_t extra)
 {
 	if (b->cap - b->len >= extra)
 		return true;
 	size_t need = b->len + extra;
-	if (need < b->len)
+	if (need < b->len || (hf_buf_test_cap && need > hf_buf_test_cap))
 		return false;
 	size_t ncap = b->cap ? b->cap : 256;
 	while (ncap < need) {

@@ -171,8 +171,7 @@ static hf_status read_tables(report *r, size_t *end)
 			if (t == 0) {
 				size_t len;
 				const char *s = ddm_str_text(c, r->sids[t][i], &len);
-				ddm_descriptor_to_dot(s, len, &c->text2);
-				if (!c->text2.data && c->text2.len)
+				if (!ddm_descriptor_to_dot(s, len, &c->text2))
 					return ddm_nomem(c);
 				if ((st = ddm_intern(c, c->text2.data ? (const char *)c->text2.data : "",
 				                     c->text2.len, &r->dots[i])))

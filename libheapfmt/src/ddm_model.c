@@ -494,7 +494,7 @@ hf_status ddm_stack_id(ddm_ctx *c, const uint32_t *frames, uint32_t depth, uint6
 
 /* ---- descriptors -------------------------------------------------------- */
 
-void ddm_descriptor_to_dot(const char *s, size_t n, hf_buf *out)
+bool ddm_descriptor_to_dot(const char *s, size_t n, hf_buf *out)
 {
 	static const char *const prim[][2] = {
 		{ "C", "char" }, { "B", "byte" }, { "Z", "boolean" }, { "S", "short" },
@@ -508,9 +508,10 @@ void ddm_descriptor_to_dot(const char *s, size_t n, hf_buf *out)
 		n -= dims;
 	}
 	hf_buf_reset(out);
+	bool ok = true;
 	if (n >= 2 && s[0] == 'L' && s[n - 1] == ';') {
 		size_t at = out->len;
-		hf_buf_append(out, s + 1, n - 2);
+		ok = hf_buf_append(out, s + 1, n - 2);
 		for (size_t i = at; i < out->len; i++)
 			if (out->data[i] == '/')
 				out->data[i] = '.';
@@ -519,13 +520,11 @@ void ddm_descriptor_to_dot(const char *s, size_t n, hf_buf *out)
 		for (size_t i = 0; n == 1 && i < N(prim); i++)
 			if (s[0] == prim[i][0][0])
 				name = prim[i][1];
-		if (name)
-			hf_buf_append(out, name, strlen(name));
-		else
-			hf_buf_append(out, s, n);
+		ok = name ? hf_buf_append(out, name, strlen(name)) : hf_buf_append(out, s, n);
 	}
-	for (size_t i = 0; i < dims; i++)
-		hf_buf_append(out, "[]", 2);
+	for (size_t i = 0; ok && i < dims; i++)
+		ok = hf_buf_append(out, "[]", 2);
+	return ok;
 }
 
 /* ---- input -------------------------------------------------------------- */

@@ -110,8 +110,9 @@ hf_status ddm_stack_id(ddm_ctx *c, const uint32_t *frames, uint32_t depth, uint6
 
 /* ddmlib's display form of a type descriptor (AllocationsParser.descriptorToDot):
  * leading '[' counted and removed, "Lx/y;" -> "x.y", a primitive letter ->
- * its name, then one "[]" per '['; anything else is kept as it is. */
-void ddm_descriptor_to_dot(const char *s, size_t n, hf_buf *out);
+ * its name, then one "[]" per '['; anything else is kept as it is.  False
+ * when out of memory (out then holds part of the name). */
+bool ddm_descriptor_to_dot(const char *s, size_t n, hf_buf *out);
 
 /* Values of the record being built. */
 static inline void ddm_vals_clear(ddm_ctx *c, size_t n)

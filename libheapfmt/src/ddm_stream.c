@@ -526,8 +526,8 @@ static hf_status do_hpif(stream *s, const uint8_t *p, size_t n, uint64_t base, u
 	uint64_t heaps = hf_be32(p);
 	if (4 + heaps * 29 != n)
 		return cfail(s, HF_ERR_FORMAT, T_HPIF, base, 0,
-		             "%" PRIu64 " heaps need %" PRIu64 " bytes, the chunk has %zu", heaps,
-		             4 + heaps * 29, n);
+		             "a heap count of %" PRIu64 " needs %" PRIu64 " bytes (4 + 29 a heap), the chunk has %zu",
+		             heaps, 4 + heaps * 29, n);
 	for (uint64_t i = 0; i < heaps; i++) {
 		const uint8_t *h = p + 4 + i * 29;
 		ddm_ctx *c = &s->c;
@@ -588,29 +588,44 @@ static void compact_series(stream *s)
 	s->nclosed = 0;
 }
 
-/* A new series at the end of the list; pointers into the list are stale
- * after it. */
-static series *open_series(stream *s, int native, uint32_t heap, int64_t start_chunk)
+/*
+ * Series open at once, at most: a capture has few heaps (the VMs write heap
+ * id 1 only, ddm-stream.md), but each HPST/NHST of a new heap id opens one that
+ * lives to its end or the input's, about 150 bytes with its map entry, for
+ * a 12-byte chunk (and gzip makes a file of them small).  Past the limit the
+ * input is refused, as a limit of the reader, not taken to the memory's end.
+ */
+#define MAX_OPEN_SERIES 65536
+
+/* A new series at the end of the list (*out); pointers into the list are
+ * stale after it.  type and base: the chunk that opens it, for the error. */
+static hf_status open_series(stream *s, uint32_t type, uint64_t base, int native, uint32_t heap,
+                             int64_t start_chunk, series **out)
 {
+	if (s->nopen - s->nclosed >= MAX_OPEN_SERIES)
+		return cfail(s, HF_ERR_LIMIT, type, base, 0,
+		             "heap %" PRIu32 " would make %d heap series open at once, more than any"
+		             " capture has (an HPEN or NHEN closes one)", heap, MAX_OPEN_SERIES + 1);
 	if (s->nopen == s->capopen && s->nclosed * 2 >= s->nopen && s->nclosed)
 		compact_series(s);
 	if (s->nopen == s->capopen) {
 		size_t nc = s->capopen ? s->capopen * 2 : 4;
 		series *n = realloc(s->open, nc * sizeof *n);
 		if (!n)
-			return NULL;
+			return ddm_nomem(&s->c);
 		s->open = n;
 		s->capopen = nc;
 	}
 	if (!hf_map_put(&s->open_by_key, series_key(native, heap), s->nopen))
-		return NULL;
+		return ddm_nomem(&s->c);
 	series *x = &s->open[s->nopen++];
 	memset(x, 0, sizeof *x);
 	x->native = native;
 	x->heap = heap;
 	x->dump = s->dump_no++;
 	x->start_chunk = start_chunk;
-	return x;
+	*out = x;
+	return HF_OK;
 }
 
 /* Writes the ddm.heap_dump record of x and takes it out of the open ones
@@ -661,15 +676,14 @@ static hf_status do_start_end(stream *s, uint32_t type, const uint8_t *p, size_t
 			if ((st = close_series(s, x, -1)))
 				return st;
 		}
-		return open_series(s, native, heap, (int64_t)chunk) ? HF_OK : ddm_nomem(&s->c);
+		return open_series(s, type, base, native, heap, (int64_t)chunk, &x);
 	}
 	if (!x) {
 		if ((st = unpaired(s, type, base, "heap %" PRIu32 " ends without an %s", heap,
 		                   native ? "NHST" : "HPST")))
 			return st;
-		x = open_series(s, native, heap, -1);
-		if (!x)
-			return ddm_nomem(&s->c);
+		if ((st = open_series(s, type, base, native, heap, -1, &x)))
+			return st;
 	}
 	return close_series(s, x, (int64_t)chunk);
 }
@@ -745,9 +759,8 @@ static hf_status do_segment(stream *s, uint32_t type, const uint8_t *p, size_t n
 		    (st = unpaired(s, type, base, "segment of heap %" PRIu32 " outside %s", heap,
 		                   native ? "NHST..NHEN" : "HPST..HPEN")))
 			return st;
-		x = open_series(s, native, heap, -1);
-		if (!x)
-			return ddm_nomem(c);
+		if ((st = open_series(s, type, base, native, heap, -1, &x)))
+			return st;
 	}
 	uint64_t seg = s->segment_no++;
 	uint64_t start = (uint64_t)addr + (uint64_t)offs * unit;
@@ -1083,6 +1096,9 @@ static hf_status read_chunks(stream *s)
 
 static const char HANDSHAKE[] = "JDWP-Handshake";
 
+/* Command ids kept for their replies, at most (about 32 MiB of map). */
+#define MAX_PENDING_COMMANDS ((size_t)1 << 20)
+
 static hf_status read_jdwp(stream *s)
 {
 	hf_status st;
@@ -1120,12 +1136,22 @@ static hf_status read_jdwp(stream *s)
 		int ddm;
 		if (!reply) {
 			ddm = cs == 0xC7 && cmd == 0x01;
+			/* Commands whose replies are not in the capture would
+			 * keep their ids to its end, some 30 bytes each for an
+			 * 11-byte packet: past MAX_PENDING_COMMANDS the ids are
+			 * forgotten, and a reply to one of them is told by its
+			 * data, as when its command was not captured. */
+			if (s->cmd_ids.count >= MAX_PENDING_COMMANDS) {
+				hf_map_free(&s->cmd_ids);
+				hf_map_init(&s->cmd_ids);
+			}
 			if (!hf_map_put(&s->cmd_ids, id, ddm ? 1 : 2))
 				return ddm_nomem(&s->c);
 		} else {
 			uint64_t *known = hf_map_get(&s->cmd_ids, id);
 			if (known) {
 				ddm = *known == 1;
+				hf_map_remove(&s->cmd_ids, id); /* one reply a command */
 			} else if (data >= 8) {
 				/* The command was not captured: look at the data. */
 				const uint8_t *q;

@@ -90,6 +90,9 @@ static inline void hf_buf_init(hf_buf *b) { b->data = NULL; b->len = b->cap = 0;
 void hf_buf_free(hf_buf *b);
 /* Grows b for extra more bytes (hf_buf_reserve's slow path). */
 bool hf_buf_grow(hf_buf *b, size_t extra);
+/* Tests: when set, a buffer does not grow past this many bytes, as if memory
+ * ran out there (out-of-memory paths, which ASan's allocator never takes). */
+extern size_t hf_buf_test_cap;
 /* Room for extra more bytes; false out of memory.  Inline: the writers
  * reserve and append for every value of every record. */
 static inline bool hf_buf_reserve(hf_buf *b, size_t extra)

@@ -144,5 +144,33 @@ done
 check "alloc2ndjson of a report whose count wrapped" expect_rc 0 "$tools/alloc2ndjson" "$t/wrap.alloc" "$t/wrap.ndjson"
 check "tells it on stderr" test "$(cat "$t/err")" = "alloc2ndjson: $t/wrap.alloc: warning: offset 3 (REAL/header): entry count 0 had wrapped: 65536 entries fill the report up to the string tables"
 check "as the output's metadata does" grep -q '"key":"ddm.warning","value":"offset 3 (REAL/header): entry count 0 had wrapped' "$t/wrap.ndjson"
+# Chunks and packets broken in one field each, written byte by byte (ddmgen
+# writes only well-formed runs and packets): exit 1 and one line naming the
+# offset and the chunk, or, for bit 6 of a state byte, a warning.
+# bad NAME WANT-EXIT FIRST-STDERR-LINE BYTES (printf's octal escapes)
+bad() {
+	printf "$4" >"$t/$1.bin"
+	check "$1: exit $2" expect_rc "$2" "$tools/hpsg2ndjson" "$t/$1.bin" "$t/$1.nd"
+	check "$1: says so" test "$(head -1 "$t/err")" = "hpsg2ndjson: $t/$1.bin: $3"
+	[ "$2" = 0 ] || check "$1: one line" test "$(wc -l <"$t/err")" = 1
+}
+# An HPSG header, as printf's escapes: heap 1, unit size $1 (octal), address
+# 0x40000000, offset 0, units: two zero bytes and $2.
+hdr() { printf '%s' "\\000\\000\\000\\001\\$1\\100\\000\\000\\000\\000\\000\\000\\000\\000\\000$2"; }
+bad unit0 1 "offset 12 (HPSG): allocation unit size 0; --salvage converts what comes before" "HPSG\000\000\000\023$(hdr 000 '\000\001')\001\000"
+bad oddruns 1 "offset 25 (HPSG): 3 bytes of runs: not a whole number of (state, length) pairs; --salvage converts what comes before" "HPSG\000\000\000\024$(hdr 010 '\001\001')\001\000\001"
+bad partial-state 1 "offset 27 (HPSG): a partial run of state 0x01 is continued by state 0x02; --salvage converts what comes before" "HPSG\000\000\000\025$(hdr 010 '\001\001')\201\377\002\000"
+bad partial-last 1 "offset 25 (HPSG): the last pair is partial: the run continues past the end of the chunk; --salvage converts what comes before" "HPSG\000\000\000\023$(hdr 010 '\000\001')\201\000"
+bad hpst-len 1 "offset 8 (HPST): payload of 3 bytes, expected 4; --salvage converts what comes before" "HPST\000\000\000\003\000\000\001"
+bad hpif-len 1 "offset 8 (HPIF): a heap count of 1 needs 33 bytes (4 + 29 a heap), the chunk has 8; --salvage converts what comes before" "HPIF\000\000\000\010\000\000\000\001\000\000\000\000"
+bad bit6 0 "warning: offset 25 (HPSG): state byte 0x41 has the unused bit 6 set" "HPSG\000\000\000\023$(hdr 010 '\000\001')\101\000"
+bad jdwp-short 1 "offset 14 (JDWP header): packet length 10 is below the 11-byte header; --salvage converts what comes before" 'JDWP-Handshake\000\000\000\012\000\000\000\001\000\001\001'
+bad jdwp-flags 1 "offset 22 (JDWP header): flags 0x01: neither a command (0x00) nor a reply (0x80); --salvage converts what comes before" 'JDWP-Handshake\000\000\000\013\000\000\000\001\001\001\001'
+# An error reply to a DDM command carries no chunk, whatever its data looks
+# like: its HPEN is skipped (counted with the other packets), so the heap the
+# command started stays open.
+bad error-reply 0 "warning: offset 60 (HPST): heap 1 started but the input ends before its HPEN" 'JDWP-Handshake\000\000\000\027\000\000\000\007\000\307\001HPST\000\000\000\004\000\000\000\001\000\000\000\027\000\000\000\007\200\000\001HPEN\000\000\000\004\000\000\000\001'
+check "error-reply: counted as another packet" grep -q '"key":"ddm.jdwp_other_packets","value":"1"' "$t/error-reply.nd"
+check "error-reply: its HPEN not read" grep -q '"record":"ddm.heap_dump","dump":0,"heap":1,"native":0,"start_chunk":0,"segments":0,.*"complete":0' "$t/error-reply.nd"
 echo "ddm cli: $fails failed"
 [ "$fails" = 0 ]
