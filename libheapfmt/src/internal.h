@@ -641,7 +641,8 @@ FILE *hf_out_open_in_place(const char *path);
  * hf_writebehind_finish(wb) after the last write (0 or an errno; the
  * descriptor's offset is then the output's end); hf_writebehind_free(wb)
  * always, last.  On anything but a regular file, or another system than
- * Linux, the writes are plain writes. */
+ * Linux, the writes are plain writes (to a pipe widened first,
+ * hf_pipe_widen). */
 #define HF_WB_DEPTH 4
 #define HF_WB_DIRECT_BUFS 4
 #define HF_WB_DIRECT_THREADS 2
@@ -708,6 +709,14 @@ static inline bool hf_disk_error(int e)
  * (vm.dirty_background_bytes, or vm.dirty_background_ratio of the available
  * memory; 1 GiB when unknown). */
 uint64_t hf_dirty_background_limit(void);
+
+/* A pipe (fd, either end) widened to HF_PIPE_SIZE bytes when it is smaller
+ * and the system allows it (Linux; the default is 64 KiB, and
+ * fs.pipe-max-size, 1 MiB by default, bounds an unprivileged user); on
+ * anything else, or when refused, nothing changes.  Only the number of
+ * hand-offs between the two processes changes, never the bytes. */
+#define HF_PIPE_SIZE ((size_t)1 << 20)
+void hf_pipe_widen(int fd);
 
 #ifdef __linux__
 /* Writes out what is dirty of [from, from + len) of fd, waits until all of

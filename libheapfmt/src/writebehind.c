@@ -190,11 +190,34 @@ int hf_flush_and_drop(int fd, uint64_t from, uint64_t len)
 }
 #endif
 
+/*
+ * Pipes.  Through a pipe of the default 64 KiB, the writer of 3 GB of text
+ * and its reader hand over 16 pages at a time, and each waits for the
+ * other some 50,000 times.  Widened to 1 MiB (2026-12-02, the Android-like
+ * 1 GB dump, medians of five alternated runs): "hprof2ndjson dump - | cat
+ * > /dev/null" 3.53 -> 3.26 s, and "cat dump | hprof2ndjson - /dev/null"
+ * (the input's pipe) 3.47 -> 3.19 s.
+ */
+void hf_pipe_widen(int fd)
+{
+#if defined(__linux__) && defined(F_SETPIPE_SZ) && defined(F_GETPIPE_SZ)
+	struct stat sb;
+	if (fd < 0 || fstat(fd, &sb) != 0 || !S_ISFIFO(sb.st_mode))
+		return;
+	int have = fcntl(fd, F_GETPIPE_SZ);
+	if (have >= 0 && (size_t)have < HF_PIPE_SIZE)
+		(void)fcntl(fd, F_SETPIPE_SZ, (int)HF_PIPE_SIZE);
+#else
+	(void)fd;
+#endif
+}
+
 void hf_writebehind_init(hf_writebehind *wb, int fd)
 {
 	memset(wb, 0, sizeof *wb);
 	wb->out = fd;
 	wb->fd = -1;
+	hf_pipe_widen(fd);
 #ifdef __linux__
 	struct stat sb;
 	if (fd < 0 || fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode))
