@@ -111,12 +111,17 @@ check "nothing on stderr when piped" test ! -s "$t/err"
 check "first line is version_major metadata" sh -c "head -1 '$t/a.ndjson' | grep -q '\"key\":\"version_major\"'"
 check "file argument gives the same number of lines" sh -c "'$tools/hprof2ndjson' '$sample' '$t/b.ndjson' && test \$(wc -l < '$t/a.ndjson') = \$(wc -l < '$t/b.ndjson')"
 # Both pipes are widened (hf_pipe_widen): the same bytes as file to file,
-# but for the input's name.
+# but for the input's name, and exit status 0 (kept past the last pipe).
 check "through pipes in and out, the bytes of file to file" sh -c \
 	"SOURCE_DATE_EPOCH=0 '$tools/hprof2ndjson' '$sample' '$t/f.ndjson' &&
-	 gzip -dc '$sample' | SOURCE_DATE_EPOCH=0 '$tools/hprof2ndjson' - - | cat > '$t/p.ndjson' &&
+	 { gzip -dc '$sample' | SOURCE_DATE_EPOCH=0 '$tools/hprof2ndjson' - -; echo \$? > '$t/p.rc'; } | cat > '$t/p.ndjson' &&
+	 test \"\$(cat '$t/p.rc')\" = 0 &&
 	 grep -v '\"target_file\"' '$t/f.ndjson' > '$t/f2.ndjson' && grep -v '\"target_file\"' '$t/p.ndjson' > '$t/p2.ndjson' &&
 	 test \$(wc -l < '$t/p.ndjson') -gt 10000 && cmp -s '$t/f2.ndjson' '$t/p2.ndjson'"
+check "a named pipe as the input (widened too), the same bytes" sh -c \
+	"mkfifo '$t/fifo' && { gzip -dc '$sample' > '$t/fifo' & } &&
+	 SOURCE_DATE_EPOCH=0 '$tools/hprof2ndjson' '$t/fifo' '$t/q.ndjson' && wait &&
+	 grep -v '\"target_file\"' '$t/q.ndjson' > '$t/q2.ndjson' && cmp -s '$t/f2.ndjson' '$t/q2.ndjson'"
 
 # A file name that is not UTF-8 (a path is bytes): the output stays UTF-8
 # JSON, each bad byte U+FFFD, in the records and in batch summaries.

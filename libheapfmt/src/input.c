@@ -188,7 +188,6 @@ hf_status hf_input_open(hf_input **out, const char *path, hf_error *err)
 		return hf_error_set(err, HF_ERR_NOMEM, "out of memory");
 	if (is_stdin) {
 		in->fd = 0;
-		hf_pipe_widen(in->fd);
 	} else {
 		in->fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (in->fd < 0) {
@@ -199,6 +198,8 @@ hf_status hf_input_open(hf_input **out, const char *path, hf_error *err)
 		}
 		in->owns_fd = 1;
 	}
+	/* Standard input, a named pipe or a shell's <(zcat ...): widened. */
+	hf_pipe_widen(in->fd);
 	struct stat sb;
 	if (fstat(in->fd, &sb) == 0 && S_ISREG(sb.st_mode)) {
 		/* Standard input may be a file already partly read ("(head -c 9;

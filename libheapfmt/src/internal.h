@@ -711,10 +711,12 @@ static inline bool hf_disk_error(int e)
 uint64_t hf_dirty_background_limit(void);
 
 /* A pipe (fd, either end) widened to HF_PIPE_SIZE bytes when it is smaller
- * and the system allows it (Linux; the default is 64 KiB, and
- * fs.pipe-max-size, 1 MiB by default, bounds an unprivileged user); on
- * anything else, or when refused, nothing changes.  Only the number of
- * hand-offs between the two processes changes, never the bytes. */
+ * and the system allows it (Linux; the default is 16 pages, 64 KiB on 4 KiB
+ * pages; fs.pipe-max-size, 1 MiB by default, bounds an unprivileged user,
+ * and so does fs.pipe-user-pages-soft, 64 MiB of pipes in all by default,
+ * past which the user's new pipes stay small); on anything else, or when
+ * refused, nothing changes.  Only the number of hand-offs between the two
+ * processes changes, never the bytes. */
 #define HF_PIPE_SIZE ((size_t)1 << 20)
 void hf_pipe_widen(int fd);
 

@@ -1395,6 +1395,7 @@ hf_status hf_v8_export(const char *db_path, const char *out_path, const hf_v8_ex
 	}
 	if (to_stdout) {
 		x->fp = stdout;
+		hf_pipe_widen(fileno(stdout));
 	} else if (target.is_dir) {
 		st = hf_error_set(err, HF_ERR_IO, "cannot write %s: it is a directory", out_path);
 		goto out;
