@@ -191,12 +191,12 @@ int hf_flush_and_drop(int fd, uint64_t from, uint64_t len)
 #endif
 
 /*
- * Pipes.  A pipe of the default 16 pages holds 64 KiB (on 4 KiB pages): 3 GB
- * of text pass in 47,000 fills or more, each one waking the other side.  Widened to
- * 1 MiB (2026-12-02, the Android-like 1 GB dump, medians of five
- * alternated runs): "hprof2ndjson dump - | cat > /dev/null" 3.53 -> 3.26 s,
- * and "cat dump | hprof2ndjson - /dev/null" (the input's pipe) 3.47 ->
- * 3.19 s.
+ * Pipes.  A pipe of the default 16 pages holds 64 KiB (on 4 KiB pages):
+ * 3 GB of text pass in 47,000 fills or more, each one waking the other
+ * side.  Widened to 1 MiB (2026-12-02, the Android-like 1 GB dump, medians
+ * of five alternated runs): "hprof2ndjson dump - | cat > /dev/null" 3.53
+ * -> 3.26 s, and "cat dump | hprof2ndjson - /dev/null" (the input's pipe)
+ * 3.47 -> 3.19 s.
  */
 void hf_pipe_widen(int fd)
 {
