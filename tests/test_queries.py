@@ -25,6 +25,10 @@ the same JVM) and checks:
 Usage: test_queries.py HPROF2HEAPDB REPO_ROOT
 (hprof2ndjson is taken from beside hprof2heapdb.)  Exit 0 pass, 1 fail,
 77 skip (corpus or the sqlite3 program absent).
+
+With --own, only what needs none of the corpus: duplicate_strings.sql on
+texts that hold U+0000 (the sample dump of testdata/, Strings added to its
+NDJSON, loaded by ndjson2heapdb from beside hprof2heapdb).
 """
 import collections
 import json
@@ -1012,6 +1016,53 @@ def check_duplicates(qdir, db, heap):
     check_eq(len(run_query(db, q)), min(50, len(rows)), "default @limit 50")
 
 
+def check_nul_texts(tools_dir, root, tmp):
+    """duplicate_strings.sql on texts that hold U+0000, where SQLite's
+    length() and the sqlite3 shell stop: the sample dump of testdata/ with
+    pairs of String objects added, each pair holding one such text."""
+    sample = os.path.join(root, "testdata", "hprof", "sample.hprof.gz")
+    p = subprocess.run([os.path.join(tools_dir, "hprof2ndjson"), sample, "-"], capture_output=True)
+    if not check(p.returncode == 0, "hprof2ndjson of the sample: exit %d" % p.returncode):
+        return
+    recs = [json.loads(line) for line in p.stdout.splitlines()]
+    inst = next(r["subtype"] for r in recs if r["record"] == "node_type" and r["name"] == "instance")
+    string_class = next(r["class"] for r in recs if r["record"] == "node" and r["subtype"] == inst
+                        and "text" in r)
+    sid = max(r["id"] for r in recs if r["record"] == "string")
+    oid = max(r["identifier"] for r in recs if r["record"] == "node")
+    # text -> its code points (Python counts them), as the shell prints it
+    texts = {"n\0u\0l": 5, "\0\0": 2, "\u00e9\0x\U0001F600": 4, "\0": 1}
+    extra = []
+    for text in texts:
+        sid += 1
+        extra.append({"record": "string", "id": sid, "data": text})
+        for _ in range(2):
+            oid += 16
+            extra.append({"record": "node", "identifier": oid, "subtype": inst, "dump": 0,
+                          "class": string_class, "size": 24, "heap": 0, "text": sid})
+    nd = os.path.join(tmp, "nul.ndjson")
+    db = os.path.join(tmp, "nul.db")
+    with open(nd, "wb") as f:
+        f.write(p.stdout)
+        for r in extra:
+            f.write(json.dumps(r).encode() + b"\n")
+    p = subprocess.run([os.path.join(tools_dir, "ndjson2heapdb"), nd, db], capture_output=True)
+    if not check(p.returncode == 0, "ndjson2heapdb of the sample with U+0000 texts: exit %d: %s"
+                 % (p.returncode, p.stderr.decode(errors="replace"))):
+        return
+    rows = run_query(db, os.path.join(root, "schema", "queries", "duplicate_strings.sql"), {"@limit": -1})
+    got = {(r["text"], r["chars"], r["instances"], r["arrays"], r["wasted_bytes"]) for r in rows}
+    for text, chars in texts.items():
+        shown = text.split("\0")[0]
+        check((shown, chars, 2, 0, 24) in got,
+              "duplicate_strings.sql: %r, %d code points held by 2 Strings (rows %r)"
+              % (text, chars, sorted(r for r in got if r[0] == shown)))
+    # Without U+0000 chars is length(): every other text of the sample.
+    for r in rows:
+        if r["text"] not in (t.split("\0")[0] for t in texts):
+            check_eq(r["chars"], len(r["text"]), "chars of %r" % r["text"])
+
+
 def check_arrays(qdir, db, heap):
     q = os.path.join(qdir, "biggest_arrays.sql")
     rows = run_query(db, q)
@@ -1039,10 +1090,23 @@ def check_query_headers(qdir):
 
 
 def main():
+    own = len(sys.argv) == 4 and sys.argv[1] == "--own"
+    if own:
+        del sys.argv[1]
     if len(sys.argv) != 3:
-        print("usage: test_queries.py HPROF2HEAPDB REPO_ROOT", file=sys.stderr)
+        print("usage: test_queries.py [--own] HPROF2HEAPDB REPO_ROOT", file=sys.stderr)
         return 2
     heapdb_tool, root = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+    if own:
+        if not shutil.which("sqlite3"):
+            print("SKIP: the sqlite3 program is not installed (apt-get install sqlite3)")
+            return SKIP
+        tmp = tempfile.mkdtemp(prefix="heapfmt-queries-own-")
+        try:
+            check_nul_texts(os.path.dirname(heapdb_tool), root, tmp)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        return done("test_queries --own")
     ndjson_tool = os.path.join(os.path.dirname(heapdb_tool), "hprof2ndjson")
     corpus = os.path.join(root, "..", "shared", "corpus")
     dump = os.path.join(corpus, "hprof", "hotspot17-g1.live.hprof")

@@ -10,6 +10,11 @@
 --
 -- Columns: text, chars (its length in code points), instances (String
 -- objects), arrays (distinct value arrays among them), wasted_bytes, dump.
+-- A text may hold U+0000 (Java allows it; some JDK lookup tables begin with
+-- one): the sqlite3 shell prints such a text only up to it, and SQLite's
+-- length() stops there too, so chars counts the code points of the whole
+-- text another way (instr counts every character before the one it finds;
+-- byte FF, which UTF-8 never holds, is put after the text for it to find).
 --
 -- Run:
 --   sqlite3 -header -column out.db < schema/queries/duplicate_strings.sql
@@ -44,7 +49,9 @@ WITH
     FROM value_array
     GROUP BY dump, text)
 SELECT d.text AS text,
-       length(d.text) AS chars,
+       CASE WHEN instr(d.text, char(0)) = 0 THEN length(d.text)
+            ELSE instr(d.text || cast(x'FF' AS TEXT), cast(x'FF' AS TEXT)) - 1
+       END AS chars,
        d.instances AS instances,
        coalesce(a.arrays, 0) AS arrays,
        d.string_bytes - d.one_string
