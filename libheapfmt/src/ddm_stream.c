@@ -1340,10 +1340,15 @@ static hf_status read_payload(stream *s)
 		type = guess_payload(data, all.len);
 	if (!type) {
 		s->not_ddm = 1;
+		/* Guessed, not named: a JDWP capture whose first packet is a long
+		 * reply that does not look like one (hpsg2ndjson(1)) ends here too. */
+		bool guessed = s->opt->shape == HF_DDM_SHAPE_AUTO;
 		st = hf_error_at(s->err, HF_ERR_FORMAT, 0, "payload",
 		                 "neither JDWP packets nor chunks, and the %zu bytes do not read as an "
-		                 "allocation report, HPSG or HPIF data: name the chunk type (--payload=TYPE)",
-		                 all.len);
+		                 "allocation report, HPSG or HPIF data: name the chunk type (--payload=TYPE)%s",
+		                 all.len,
+		                 guessed ? ", or the shape (--shape=jdwp for a capture that starts with a "
+		                           "long packet)" : "");
 		goto out;
 	}
 	s->payload_mode = 1;

@@ -1,8 +1,10 @@
 -- alloc_sites.sql: the top allocation sites of allocation-tracker reports (alloc2heapdb, hpsg2heapdb):
 -- first grouped by the allocating (innermost) frame, then by the full stack.
 -- Each lists the sites in the top 25 by count or by bytes, with both ranks.
--- A frame reads like ddmlib's: class.method(File.java:line); "Native
--- Method" for line -2, "Unknown Source" for -1 (see ddm_stack_frame).
+-- A frame reads like Java's StackTraceElement: class.method(File.java:line);
+-- "Native Method" for line -2; the file without a line for -1 (no line
+-- known); "Unknown Source" in place of an empty file name (see
+-- ddm_stack_frame).
 -- Usage: sqlite3 -header -column out.db < schema/queries/alloc_sites.sql
 WITH frame_text AS (
   SELECT f.frame,

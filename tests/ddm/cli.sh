@@ -172,5 +172,15 @@ bad jdwp-flags 1 "offset 22 (JDWP header): flags 0x01: neither a command (0x00) 
 bad error-reply 0 "warning: offset 60 (HPST): heap 1 started but the input ends before its HPEN" 'JDWP-Handshake\000\000\000\027\000\000\000\007\000\307\001HPST\000\000\000\004\000\000\000\001\000\000\000\027\000\000\000\007\200\000\001HPEN\000\000\000\004\000\000\000\001'
 check "error-reply: counted as another packet" grep -q '"key":"ddm.jdwp_other_packets","value":"1"' "$t/error-reply.nd"
 check "error-reply: its HPEN not read" grep -q '"record":"ddm.heap_dump","dump":0,"heap":1,"native":0,"start_chunk":0,"segments":0,.*"complete":0' "$t/error-reply.nd"
+# A capture that starts with a long reply (ddm gen stream-long-reply-first
+# reads it with --shape=jdwp): left to auto-detection it is refused, and the
+# error names that option as well as --payload.
+"$gen" "$descs/stream-long-reply-first.desc" "$t/lr.bin" || exit 1
+check "a long first reply, shape guessed: refused" expect_rc 1 "$tools/hpsg2ndjson" "$t/lr.bin" "$t/lr.nd"
+check "the error names --shape=jdwp" grep -q -- "name the chunk type (--payload=TYPE), or the shape (--shape=jdwp for a capture that starts with a long packet)" "$t/err"
+check "in one line" test "$(wc -l <"$t/err")" = 1
+check "--shape=payload named: the error does not offer another shape" expect_rc 1 "$tools/hpsg2ndjson" --shape=payload "$t/lr.bin" "$t/lr.nd"
+check "(it names --payload only)" sh -c "grep -q -- '(--payload=TYPE)\$' '$t/err'"
+check "--shape=jdwp converts it" expect_rc 0 "$tools/hpsg2ndjson" --shape=jdwp "$t/lr.bin" "$t/lr.nd"
 echo "ddm cli: $fails failed"
 [ "$fails" = 0 ]
