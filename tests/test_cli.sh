@@ -832,14 +832,27 @@ check "no heapdb.unknown_keys" test \
 
 # A real zero loses its sign in the database (SQLite keeps an integral REAL
 # as an integer; documented in ndjson2heapdb(1)); other reals come back
-# exactly.
+# exactly, in the fewest digits that read back (0.1, not %.17g's
+# 0.10000000000000001).
 printf '%s\n' '{"record":"record_type","name":"x.f","fields":[{"name":"v","type":"real"}]}' \
 	'{"record":"x.f","v":-0.0}' '{"record":"x.f","v":-2.25}' '{"record":"x.f","v":0.1}' >"$t/real.ndjson"
 check "reals into a database" expect_rc 0 "$tools/ndjson2heapdb" "$t/real.ndjson" "$t/real.db"
 check "and back: -0.0 as 0.0, the others as they were" test \
 	"$("$tools/heapdb2ndjson" "$t/real.db" | grep '"record":"x.f"' | tr '\n' ' ')" = \
-	'{"record":"x.f","v":0.0} {"record":"x.f","v":-2.25} {"record":"x.f","v":0.10000000000000001} '
+	'{"record":"x.f","v":0.0} {"record":"x.f","v":-2.25} {"record":"x.f","v":0.1} '
 check "the man page says so" grep -q "sign of a real zero" "$(dirname "$0")/../man/ndjson2heapdb.1"
+# Reals as Python's json.dumps writes them (positional from 1e-4 to below
+# 1e16, else an exponent) in NDJSON of the canonical order: byte for byte.
+printf '%s\n' '{"record":"metadata","key":"version_major","value":"1"}' \
+	'{"record":"node_type","subtype":7,"name":"thing","table":"node_thing","fields":[{"name":"r","type":"real"}]}' >"$t/reals.ndjson"
+i=0
+for r in 0.1 -1.5e+300 5e-324 2.5 1e+16 100.0 0.0001 1e-05 0.30000000000000004 123456789012345.6 \
+	1.7976931348623157e+308 -2.2250738585072014e-308 9999999999999998.0; do
+	i=$((i + 1))
+	printf '{"record":"node","identifier":%d,"subtype":7,"dump":0,"class":0,"size":1,"heap":0,"r":%s}\n' "$i" "$r" >>"$t/reals.ndjson"
+done
+check "Python's reals into a database" expect_rc 0 "$tools/ndjson2heapdb" "$t/reals.ndjson" "$t/reals.db"
+check "and back, the same bytes" sh -c "'$tools/heapdb2ndjson' '$t/reals.db' - | cmp -s - '$t/reals.ndjson'"
 
 # Reports on standard output that cannot be written (a full disk, a closed
 # descriptor) are I/O errors, exit 3: help, version, batch summaries.

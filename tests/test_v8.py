@@ -262,12 +262,34 @@ def kept_members(tools, src, tmp):
     snap["snapshot"]["extra_native_bytes"] = 123456
     snap["snapshot"]["future_flags"] = {"a": [1, 2.5, "\u00e9\U0001f600"], "b": None}
     snap["future_section"] = [[1, 2], {"x": "y"}]
+    # Numbers a double would change (2^64-1, 2^63, 1.0, 0.1 as %.17g): as written.
+    numbers = [2 ** 64 - 1, 2 ** 63, 1.0, 0.1, -1.5e300, 5e-324, -0.0, 12345678901234567890]
+    snap["snapshot"]["future_uid"] = 2 ** 64 - 1
+    snap["snapshot"]["future_ratio"] = 1.0
+    snap["future_numbers"] = numbers
     res = there_and_back(tools, snap, tmp, "kept-members")
     if not res:
         return
     db, back = res
     raw = open(back, "rb").read()
     check(all(b < 0x80 for b in raw), "kept members: the export is ASCII")
+    literal = lambda text: json.loads(text, parse_int=lambda x: "int " + x, parse_float=lambda x: "real " + x)
+    written = literal(json.dumps(snap))
+    back_literal = literal(raw)
+    for k in ("future_uid", "future_ratio"):
+        check(back_literal["snapshot"].get(k) == written["snapshot"][k],
+              "kept members: header key %s as written: %r, want %r"
+              % (k, back_literal["snapshot"].get(k), written["snapshot"][k]))
+    check(back_literal.get("future_numbers") == written["future_numbers"],
+          "kept members: the unknown section's numbers as written: %r, want %r"
+          % (back_literal.get("future_numbers"), written["future_numbers"]))
+    con = sqlite3.connect(db)
+    kept = dict(con.execute("SELECT key, value FROM metadata WHERE key IN "
+                            "('v8.snapshot.future_uid', 'v8.snapshot.future_ratio', 'v8.extra.future_numbers')"))
+    con.close()
+    check(kept == {"v8.snapshot.future_uid": "18446744073709551615", "v8.snapshot.future_ratio": "1.0",
+                   "v8.extra.future_numbers": json.dumps(numbers, separators=(",", ":"))},
+          "kept members: the database keeps each number's text (%r)" % kept)
     out = json.loads(raw)
     for k in ("extra_native_bytes", "future_flags"):
         check(out["snapshot"].get(k) == snap["snapshot"][k], "kept members: header key %s: %r" % (k, out["snapshot"].get(k)))

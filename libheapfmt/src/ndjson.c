@@ -342,14 +342,29 @@ static uint8_t *q_put_values(uint8_t *restrict d, const nd_type *t, const hf_val
 	return d;
 }
 
+/* d in the fewest significant digits that read back as d (0.1, not %.17g's
+ * 0.10000000000000001; 17 always do), written as Python's repr writes a
+ * float (and json.dumps after it): positional from 1e-4 to below 1e16, with
+ * ".0" when it has no fraction, else as 1.5e+300.  A real that came in that
+ * form, as most writers give it, goes back out unchanged. */
 static bool put_real(hf_buf *b, double d)
 {
 	if (!isfinite(d))
 		return hf_buf_append(b, "null", 4);
-	char tmp[40];
-	int n = snprintf(tmp, sizeof tmp, "%.17g", d);
+	char tmp[48];
+	int digits = 1;
+	for (; digits < 17; digits++) {
+		snprintf(tmp, sizeof tmp, "%.*e", digits - 1, d);
+		if (strtod(tmp, NULL) == d)
+			break;
+	}
+	int n = snprintf(tmp, sizeof tmp, "%.*e", digits - 1, d);
+	const char *e = strchr(tmp, 'e');
+	int exp = e ? atoi(e + 1) : 0;
+	if (exp >= -4 && exp < 16)
+		n = snprintf(tmp, sizeof tmp, "%.*f", digits - 1 - exp > 0 ? digits - 1 - exp : 0, d);
 	/* Keep it a JSON number that reads back as a real. */
-	bool plain = !strpbrk(tmp, ".eEn");
+	bool plain = !strpbrk(tmp, ".eE");
 	return hf_buf_append(b, tmp, (size_t)n) && (!plain || hf_buf_append(b, ".0", 2));
 }
 

@@ -832,7 +832,16 @@ static hf_status jval_parse(hf_jlex *lx, hf_jtok t, hf_jval *out, size_t *budget
 			out->type = HF_JV_INT;
 			out->i = lx->num_neg ? (int64_t)(0 - lx->num_u) : (int64_t)lx->num_u;
 		} else {
+			/* Kept as written ("1.0", 2^64-1, "1e300"): its text goes
+			 * back out, where a double would change it. */
 			out->type = HF_JV_REAL;
+			if (!charge(budget, lx->numlen + 1))
+				return too_big(lx);
+			out->s = malloc(lx->numlen + 1);
+			if (!out->s)
+				return nomem(lx);
+			memcpy(out->s, lx->num, lx->numlen + 1);
+			out->n = lx->numlen;
 		}
 		return HF_OK;
 	case HF_JT_STRING:
@@ -899,6 +908,8 @@ bool hf_jval_dump_with(const hf_jval *v, hf_buf *out, bool (*str)(hf_buf *b, con
 	case HF_JV_FALSE: return hf_buf_append(out, "false", 5);
 	case HF_JV_INT: return hf_buf_i64(out, v->i);
 	case HF_JV_REAL:
+		if (v->s)
+			return hf_buf_append(out, v->s, v->n);
 		if (!isfinite(v->d))
 			return hf_buf_append(out, "null", 4);
 		snprintf(num, sizeof num, "%.17g", v->d);

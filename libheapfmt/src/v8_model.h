@@ -86,8 +86,9 @@ typedef enum hf_jtype {
 typedef struct hf_jval hf_jval;
 struct hf_jval {
 	hf_jtype type;
-	char *s;            /* STRING: decoded UTF-8 (NUL-terminated) */
-	size_t n;           /* STRING: length; ARRAY, OBJECT: count */
+	char *s;            /* STRING: decoded UTF-8 (NUL-terminated); REAL: the
+	                     * number as written (JSON), which hf_jval_dump writes */
+	size_t n;           /* STRING, REAL: length of s; ARRAY, OBJECT: count */
 	int64_t i;          /* INT (within int64) */
 	double d;           /* INT and REAL */
 	hf_jval *items;     /* ARRAY, OBJECT: the values */
