@@ -494,6 +494,20 @@ static void report(const batch_opts *o, const job *j)
 	cli_flush_stdout();
 }
 
+/* The reader of standard output went away (a report's write failed with
+ * EPIPE): the batch ends as a single conversion does, killed by SIGPIPE
+ * through the handler cli_init put in place, which stops the conversions
+ * still running (stop_children) and removes their temporary files.  Not
+ * when SIGPIPE was ignored before the batch began: then the reports are
+ * lost and the conversions go on, as a single one's would. */
+static void sigpipe_if_gone(const struct sigaction *pipe_was)
+{
+	if (!cli_stdout_gone() || pipe_was->sa_handler == SIG_IGN)
+		return;
+	sigaction(SIGPIPE, pipe_was, NULL);
+	raise(SIGPIPE);
+}
+
 int batch_run(const batch_spec *spec, const batch_opts *o, char *const *inputs, int n)
 {
 	if (n < 1) {
@@ -591,8 +605,13 @@ int batch_run(const batch_spec *spec, const batch_opts *o, char *const *inputs, 
 		long c = sysconf(_SC_NPROCESSORS_ONLN);
 		max = c > 0 ? (int)c : 1;
 	}
-	/* A child that dies must not take the batch with it through SIGPIPE. */
-	signal(SIGPIPE, SIG_IGN);
+	/* A child that dies must not take the batch with it through SIGPIPE.
+	 * The reader of the summaries that goes away still ends it, after a
+	 * report finds it gone (sigpipe_if_gone). */
+	struct sigaction ign, pipe_was;
+	memset(&ign, 0, sizeof ign);
+	ign.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &ign, &pipe_was);
 	batch_jobs = jobs;
 	batch_njobs = n;
 	cli_on_fatal_signal(stop_children);
@@ -633,6 +652,7 @@ int batch_run(const batch_spec *spec, const batch_opts *o, char *const *inputs, 
 		while (printed < n && jobs[printed].state == 2) {
 			job *j = &jobs[printed++];
 			report(o, j);
+			sigpipe_if_gone(&pipe_was);
 			total += j->records;
 			if (j->code == EXIT_OK)
 				nok++;
@@ -655,6 +675,8 @@ int batch_run(const batch_spec *spec, const batch_opts *o, char *const *inputs, 
 		printf("%d file%s: %d ok, %d failed, %d salvaged; %llu records, %.2f s\n", n,
 		       n == 1 ? "" : "s", nok, nfail, nsalv, (unsigned long long)total, secs);
 	cli_flush_stdout();
+	sigpipe_if_gone(&pipe_was);
+	sigaction(SIGPIPE, &pipe_was, NULL);
 	cli_on_fatal_signal(NULL);
 	batch_jobs = NULL;
 	for (int i = 0; i < n; i++) {

@@ -179,6 +179,11 @@ void cli_flush_stdout(void)
 		stdout_errno = errno ? errno : EIO;
 }
 
+bool cli_stdout_gone(void)
+{
+	return stdout_errno == EPIPE;
+}
+
 int cli_exit(int rc)
 {
 	cli_flush_stdout();

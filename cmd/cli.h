@@ -2,6 +2,7 @@
 #ifndef HF_CLI_H
 #define HF_CLI_H
 #include "heapfmt/heapfmt.h"
+#include <stdbool.h>
 #include <stdio.h>
 
 /* Exit codes, documented in every man page. */
@@ -43,6 +44,9 @@ int cli_refuse_output_over_input(const char *in, const char *out);
 int cli_exit(int rc);
 /* fflush(stdout), remembering for cli_exit why it failed. */
 void cli_flush_stdout(void);
+/* Whether a flush of standard output failed because its reader went away
+ * (EPIPE: SIGPIPE ignored, as in a batch). */
+bool cli_stdout_gone(void);
 int cli_exit_code(hf_status st);
 /* A signal's name as a message gives it ("SIGKILL"; "a signal" for others
  * than those a killed program meets). */

@@ -190,6 +190,18 @@ static int prepare_input(const opts *o, const char *path, const char *which, cha
 	/* The diff needs only the keys; the analysis gives retained bytes. */
 	hf_heapdb_options dbo = { .force = 1, .no_index = 1, .analysis = 1 };
 	hf_status st = hf_input_open(&in, path, &err);
+	/* A database through a pipe (heapdiff - b.db < a.db) cannot be read:
+	 * SQLite needs its file.  A usage error, as for the other programs that
+	 * read databases, not a dump that will not parse. */
+	const uint8_t *head;
+	size_t have;
+	if (!st && !hf_input_peek_some(in, 16, &head, &have, &err) && have >= 16 &&
+	    !memcmp(head, "SQLite format 3", 16)) {
+		hf_input_close(in);
+		cli_usage_error("%s: a heap database cannot be read from standard input or a pipe; name the file",
+		                path);
+		return EXIT_USAGE;
+	}
 	if (!st)
 		st = hf_heapdb_sink_open(&sink, db, &dbo, &err);
 	if (!st) {

@@ -64,8 +64,11 @@
 #include "internal.h"
 #include <sqlite3.h>
 #include <stdio.h>
+#include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define NONE UINT32_MAX
 #define WEAK_BIT 0x80000000u        /* a successor that is a Reference.referent */
@@ -1885,6 +1888,33 @@ static hf_status open_for_writing(const char *path, sqlite3 **db, hf_error *err)
 	return HF_OK;
 }
 
+/* Removes path's rollback journal when it is not hot: a write cut before
+ * SQLite synced the journal, which is when it writes the header's magic
+ * number (until then the header's first bytes are zero, and DB is
+ * unchanged), leaves one that SQLite neither plays back nor deletes.  The
+ * caller holds the write lock, so no writer of another process owns it. */
+static void remove_cold_journal(const char *path)
+{
+	size_t n = strlen(path);
+	char *jp = malloc(n + sizeof "-journal");
+	if (!jp)
+		return;
+	memcpy(jp, path, n);
+	memcpy(jp + n, "-journal", sizeof "-journal");
+	int fd = open(jp, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		unsigned char magic[8] = {0};
+		ssize_t got = read(fd, magic, sizeof magic);
+		close(fd);
+		bool cold = got >= 0;
+		for (size_t i = 0; cold && i < sizeof magic; i++)
+			cold = magic[i] == 0;
+		if (cold)
+			unlink(jp);
+	}
+	free(jp);
+}
+
 hf_status hf_heapdb_recover(const char *path, hf_error *err)
 {
 	sqlite3 *db = NULL;
@@ -1899,6 +1929,12 @@ hf_status hf_heapdb_recover(const char *path, hf_error *err)
 		rc = hf_error_set(err, HF_ERR_IO, "SQLite: %s: cannot roll back the cut analysis: %s", path,
 		                  msg ? msg : "error");
 		sqlite3_free(msg);
+	}
+	/* Under the write lock (a transaction that writes nothing opens no
+	 * journal of its own). */
+	if (!rc && sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK) {
+		remove_cold_journal(path);
+		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
 	}
 	if (sqlite3_close(db) != SQLITE_OK && !rc)
 		rc = hf_error_set(err, HF_ERR_IO, "SQLite: cannot close %s", path);

@@ -70,7 +70,9 @@ HF_API hf_status hf_heapdb_analyze(const char *path, const hf_analysis_options *
 /* Puts back the database at path as it was before a write that was cut
  * short (hf_heapdb_analyze in a process killed before it ended): opened for
  * writing, SQLite rolls back the journal such a write leaves beside it,
- * which the programs that only read a database cannot do. */
+ * which the programs that only read a database cannot do.  A journal the
+ * write left before it changed anything (its header not yet written, so
+ * not one SQLite plays back) is removed. */
 HF_API hf_status hf_heapdb_recover(const char *path, hf_error *err);
 
 /* The declared record type heapfmt.node_analysis: the fields of a
